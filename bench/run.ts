@@ -1,0 +1,22 @@
+import type { BenchSuite } from './lib.js';
+import { channelsSuite } from './suites/channels.js';
+import { messagesSuite } from './suites/messages.js';
+import { moderationSuite } from './suites/moderation.js';
+import { reactionsSuite } from './suites/reactions.js';
+import { identitySuite } from './suites/identity.js';
+import { traySuite } from './suites/tray.js';
+import { realtimeSuite } from './suites/realtime.js';
+
+/**
+ * `npm run bench [suite ...]`: runs the named suites, or all, and prints a table per suite.
+ * Benchmarks are not tests: nothing here asserts; read the figures with the machine's noise in mind.
+ * BENCH_SECONDS shortens every load phase (default 10).
+ */
+const suites: BenchSuite[] = [channelsSuite, messagesSuite, identitySuite, moderationSuite, reactionsSuite, traySuite, realtimeSuite];
+
+const wanted = process.argv.slice(2);
+for (const suite of suites) {
+  if (wanted.length > 0 && !wanted.includes(suite.name)) continue;
+  process.stdout.write(`\n# ${suite.name}\n`);
+  await suite.run();
+}

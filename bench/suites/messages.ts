@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { type BenchRow, type BenchSuite, measure, printTable, ratio, type RunningServer, startParley, startScript } from '../lib.js';
+
+/**
+ * Issue 3: message create against a naive baseline (node:http + one autocommit better-sqlite3
+ * INSERT, run in the same `npm run bench`), and the page query in a channel of 100 messages next to
+ * one of 1,000,000 (seeded with a direct bulk insert, not through HTTP). SQLite always; PostgreSQL
+ * too when the local server answers (a fresh database, dropped afterwards).
+ */
+const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const BIG = 1_000_000;
+const SMALL = 100;
+const TEXT_BODY = (channelId: string) => JSON.stringify({ channelId, type: 'text', data: { text: 'Hello from the bench, a message of ordinary length.' } });
+
+interface Seeder {
+  seed(channelId: string, count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Rows like the server writes, numbered 1..count, in one transaction. */
+function sqliteSeeder(dataDir: string): Seeder {
+  const file = new SQLite(path.join(dataDir, 'parley.sqlite'));
+  file.pragma('busy_timeout = 10000');
+  const insert = file.prepare(
+    `insert into messages (id, channel_id, segment, user_id, type, data, tags, parent_id, children_number, is_deleted, file_id, media,
+       flag_count, reactions, reactions_count, edited_at, created_at, updated_at)
+     values (?, ?, ?, 'admin-env', 'text', ?, '[]', null, 0, 0, null, null, 0, '{}', 0, null, ?, ?)`,
+  );
+  const finish = file.prepare('update channels set last_segment = ?, message_count = ?, last_activity = ? where id = ?');
+  const run = file.transaction((channelId: string, count: number) => {
+    const now = Date.now();
+    const prefix = randomBytes(4).toString('hex');
+    for (let segment = 1; segment <= count; segment += 1) {
+      insert.run(`${prefix}${segment.toString(16).padStart(16, '0')}`, channelId, segment, `{"text":"seeded message ${segment}"}`, now, now);
+    }
+    finish.run(count, count, now, channelId);
+  });
+  return {
+    seed: async (channelId, count) => run(channelId, count),
+    close: async () => {
+      file.close();
+    },
+  };
+}
+
+function postgresSeeder(databaseUrl: string): Seeder {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  const connected = client.connect();
+  return {
+    async seed(channelId, count) {
+      await connected;
+      const prefix = randomBytes(4).toString('hex');
+      await client.query(
+        `insert into messages (id, channel_id, segment, user_id, type, data, tags, parent_id, children_number, is_deleted, file_id, media,
+           flag_count, reactions, reactions_count, edited_at, created_at, updated_at)
+         select $1 || lpad(to_hex(g), 16, '0'), $2, g, 'admin-env', 'text', '{"text":"seeded message ' || g || '"}', '[]', null, 0, 0, null, null,
+           0, '{}', 0, null, $3, $3
+         from generate_series(1, $4::int) as g`,
+        [prefix, channelId, Date.now(), count],
+      );
+      await client.query('update channels set last_segment = $1, message_count = $1, last_activity = $2 where id = $3', [count, Date.now(), channelId]);
+      await client.query('analyze messages');
+    },
+    close: async () => {
+      await connected;
+      await client.end();
+    },
+  };
+}
+
+async function createChannel(server: RunningServer, channelId: string): Promise<void> {
+  const response = await fetch(`${server.url}/api/v2/channel`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ channelId, type: 'standard' }),
+  });
+  if (!response.ok) throw new Error(`channel ${channelId}: ${response.status} ${await response.text()}`);
+}
+
+/**
+ * The machine is shared and its background load drifts, so the baseline is measured right before and
+ * right after the create, and the ratio is taken to their mean.
+ */
+async function measureParley(label: string, server: RunningServer, seeder: Seeder, measureBaseline: (name: string) => Promise<BenchRow>): Promise<BenchRow[]> {
+  const headers = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' };
+  for (const channelId of ['bench', 'small', 'big']) await createChannel(server, channelId);
+  // Warm-up: JIT, statement caches, pools.
+  await measure('warm-up', { url: `${server.url}/api/v2/message`, method: 'POST', headers, body: TEXT_BODY('bench'), durationSeconds: 2 });
+  const before = await measureBaseline(`baseline, just before ${label}`);
+  const create = await measure(`${label}: POST /api/v2/message (text, admin token)`, { url: `${server.url}/api/v2/message`, method: 'POST', headers, body: TEXT_BODY('bench') });
+  const after = await measureBaseline(`baseline, just after ${label}`);
+  const baseline: BenchRow = { name: 'mean', requestsPerSecond: (before.requestsPerSecond + after.requestsPerSecond) / 2, p50Ms: 0, p99Ms: 0 };
+  create.note = [`ratio to baseline (mean of the two around it) ${ratio(create, baseline)}`, create.note].filter(Boolean).join('; ');
+
+  const started = Date.now();
+  await seeder.seed('small', SMALL);
+  await seeder.seed('big', BIG);
+  process.stdout.write(`${label}: seeded ${SMALL} + ${BIG.toLocaleString('en')} messages in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  const page = (channelId: string, options: Record<string, number>) => JSON.stringify({ channelId, options });
+  const querySmall = await measure(`${label}: POST /api/v2/messages, newest 50 of ${SMALL}`, { url: `${server.url}/api/v2/messages`, method: 'POST', headers, body: page('small', { last: 50 }) });
+  const queryBig = await measure(`${label}: POST /api/v2/messages, newest 50 of ${BIG.toLocaleString('en')}`, { url: `${server.url}/api/v2/messages`, method: 'POST', headers, body: page('big', { last: 50 }) });
+  const queryMiddle = await measure(`${label}: same, 50 before segment 500,000`, { url: `${server.url}/api/v2/messages`, method: 'POST', headers, body: page('big', { before: 500_000, last: 50 }) });
+  queryBig.note = [`${ratio(queryBig, querySmall)} x the 100-message channel's rate`, queryBig.note].filter(Boolean).join('; ');
+  queryMiddle.note = [`${ratio(queryMiddle, querySmall)} x the 100-message channel's rate`, queryMiddle.note].filter(Boolean).join('; ');
+  return [before, create, after, querySmall, queryBig, queryMiddle];
+}
+
+async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const admin = new pg.Client({ connectionString: PG_SERVER, connectionTimeoutMillis: 2000 });
+  try {
+    await admin.connect();
+  } catch {
+    return null;
+  }
+  const name = `parley_bench_${randomBytes(4).toString('hex')}`;
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_SERVER);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: PG_SERVER });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+type MeasureBaseline = (name: string) => Promise<BenchRow>;
+
+async function runSqlite(measureBaseline: MeasureBaseline): Promise<BenchRow[]> {
+  const server = await startParley();
+  const seeder = sqliteSeeder(server.dataDir);
+  try {
+    return await measureParley('SQLite', server, seeder, measureBaseline);
+  } finally {
+    await seeder.close();
+    await server.stop();
+  }
+}
+
+async function runPostgres(measureBaseline: MeasureBaseline): Promise<BenchRow[]> {
+  const database = await postgresDatabase();
+  if (database === null) {
+    process.stdout.write(`PostgreSQL figures skipped: nothing answers at ${PG_SERVER}.\n`);
+    return [];
+  }
+  try {
+    const server = await startParley({ DATABASE_URL: database.url });
+    const seeder = postgresSeeder(database.url);
+    try {
+      return await measureParley('PostgreSQL', server, seeder, measureBaseline);
+    } finally {
+      await seeder.close();
+      await server.stop();
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
+export const messagesSuite: BenchSuite = {
+  name: 'messages',
+  async run() {
+    // The baseline: node:http + one autocommit INSERT (better-sqlite3, WAL, synchronous=NORMAL). It
+    // stays up (idle) while Parley is measured, so it can be measured again right after.
+    const naive = await startScript('bench/baselines/sqlite-insert.ts');
+    const load = { url: `${naive.url}/`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: TEXT_BODY('bench') };
+    const rows: BenchRow[] = [];
+    try {
+      await measure('warm-up', { ...load, durationSeconds: 2 });
+      const measureBaseline = (name: string) => measure(name, load);
+      rows.push(...(await runSqlite(measureBaseline)));
+      rows.push(...(await runPostgres(measureBaseline)));
+    } finally {
+      await naive.stop();
+    }
+    printTable('Messages (50 connections; targets: create ratio >= 1.0 on SQLite, p99 < 10 ms; page cost flat in channel size)', rows);
+  },
+};

@@ -1,0 +1,241 @@
+import { randomInt } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Storage } from '../storage/database.js';
+import { newObjectId } from '../storage/ids.js';
+import { migrateToLatest } from '../storage/migrate.js';
+
+/**
+ * `parley seed --demo`: realistic data for trying Parley: users with names, channels with members,
+ * and conversations with comments. Rows are written in large transactions straight to the tables
+ * (the same shapes the services write), so a million messages take seconds, not hours. Seeding
+ * writes no outbox events: nothing is "happening", the history simply exists.
+ */
+export interface SeedOptions {
+  users: number;
+  channels: number;
+  messages: number;
+  /** Called as rows are written, to draw progress. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+const FIRST = ['Ada', 'Bea', 'Cyril', 'Dana', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lea', 'Milo', 'Nia', 'Omar', 'Pia', 'Quin', 'Rosa', 'Sami', 'Tove'];
+const LAST = ['Andersen', 'Berg', 'Costa', 'Dubois', 'Eriksen', 'Fischer', 'Garcia', 'Horvat', 'Ito', 'Jensen', 'Kowalski', 'Larsen', 'Moreau', 'Novak', 'Okafor'];
+const TOPICS = ['launch', 'design', 'support', 'random', 'hiring', 'ops', 'sales', 'infra', 'mobile', 'docs'];
+const WORDS = 'the release is ready for review can someone check the numbers before lunch I think we should ship it today looks good to me thanks for the quick fix'.split(' ');
+
+function sentence(): string {
+  const length = 4 + randomInt(14);
+  const words = Array.from({ length }, () => WORDS[randomInt(WORDS.length)] as string);
+  const text = words.join(' ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
+const BATCH = 5000;
+
+export async function seedDemo(storage: Storage, options: SeedOptions): Promise<{ users: number; channels: number; messages: number }> {
+  const { db } = storage;
+  await migrateToLatest(db);
+  const now = Date.now();
+  const runTag = newObjectId(now).slice(-6);
+  const userIds = Array.from({ length: options.users }, (_, i) => `demo-${runTag}-u${i}`);
+  const channelIds = Array.from({ length: options.channels }, (_, i) => `demo-${runTag}-${TOPICS[i % TOPICS.length]}-${i}`);
+  const total = options.users + options.channels + options.messages;
+  let done = 0;
+  const progress = (count: number) => {
+    done += count;
+    options.onProgress?.(done, total);
+  };
+
+  await db.transaction().execute(async (trx) => {
+    for (let start = 0; start < userIds.length; start += 1000) {
+      const chunk = userIds.slice(start, start + 1000);
+      await trx
+        .insertInto('users')
+        .values(
+          chunk.map((id, i) => {
+            const first = FIRST[(start + i) % FIRST.length] as string;
+            const last = LAST[(start + i) % LAST.length] as string;
+            return {
+              id,
+              kind: 'user',
+              display_name: `${first} ${last}`,
+              roles: '[]',
+              metadata: '{}',
+              flag_count: 0,
+              is_global_ban: 0,
+              username: id,
+              password_hash: null,
+              firstname: first,
+              lastname: last,
+              email: `${id}@example.com`,
+              position: null,
+              status: null,
+              extras: '{}',
+              avatar: null,
+              created_at: now,
+              updated_at: now,
+            };
+          }),
+        )
+        .execute();
+      progress(chunk.length);
+    }
+  });
+
+  // Each channel gets up to 20 members; messages are spread evenly and written by its members.
+  const membersOf = new Map<string, string[]>();
+  const perChannel = Math.floor(options.messages / Math.max(1, channelIds.length));
+  const extra = options.messages - perChannel * channelIds.length;
+  await db.transaction().execute(async (trx) => {
+    for (const [index, channelId] of channelIds.entries()) {
+      const count = Math.min(userIds.length, 20);
+      const offset = randomInt(Math.max(1, userIds.length));
+      const members = Array.from({ length: count }, (_, i) => userIds[(offset + i) % userIds.length] as string);
+      membersOf.set(channelId, members);
+      const messages = perChannel + (index < extra ? 1 : 0);
+      await trx
+        .insertInto('channels')
+        .values({
+          id: channelId,
+          type: 'standard',
+          display_name: `#${TOPICS[index % TOPICS.length]} ${index}`,
+          metadata: '{}',
+          tags: JSON.stringify(['demo']),
+          is_closed: 0,
+          mute_until: null,
+          member_count: members.length,
+          message_count: messages,
+          last_segment: messages,
+          last_activity: now,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await trx.insertInto('channel_tags').values({ channel_id: channelId, tag: 'demo' }).execute();
+      if (members.length > 0) {
+        await trx
+          .insertInto('channel_members')
+          .values(members.map((userId) => ({ channel_id: channelId, user_id: userId, membership: 'member', roles: '[]', mute_until: null, read_to_segment: 0, last_activity: now, created_at: now, updated_at: now })))
+          .execute();
+      }
+      progress(1);
+    }
+  });
+
+  await writeMessages(storage, channelIds, membersOf, perChannel, extra, now, progress);
+  if (storage.dialect === 'postgres') await sql`analyze`.execute(db);
+  return { users: userIds.length, channels: channelIds.length, messages: options.messages };
+}
+
+interface SeedMessage {
+  id: string;
+  channel_id: string;
+  segment: number;
+  user_id: string;
+  type: string;
+  data: string;
+  tags: string;
+  parent_id: string | null;
+  children_number: number;
+  is_deleted: number;
+  file_id: null;
+  media: null;
+  flag_count: number;
+  reactions: string;
+  reactions_count: number;
+  edited_at: null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Messages in segment order per channel; every tenth one is a comment on the one before it. */
+async function* messageRows(channelIds: string[], membersOf: Map<string, string[]>, perChannel: number, extra: number, now: number): AsyncGenerator<SeedMessage> {
+  for (const [index, channelId] of channelIds.entries()) {
+    const members = membersOf.get(channelId) ?? [];
+    const count = perChannel + (index < extra ? 1 : 0);
+    let lastTopLevel: string | null = null;
+    const start = now - count * 1000;
+    for (let segment = 1; segment <= count; segment++) {
+      const createdAt = start + segment * 1000;
+      const id = newObjectId(createdAt);
+      const isComment = lastTopLevel !== null && segment % 10 === 0;
+      // The next row comments on this one when its segment is a multiple of ten.
+      const getsComment = !isComment && (segment + 1) % 10 === 0 && segment + 1 <= count;
+      yield {
+        id,
+        channel_id: channelId,
+        segment,
+        user_id: members.length > 0 ? (members[segment % members.length] as string) : 'admin-env',
+        type: 'text',
+        data: JSON.stringify({ text: sentence() }),
+        tags: '[]',
+        parent_id: isComment ? lastTopLevel : null,
+        children_number: getsComment ? 1 : 0,
+        is_deleted: 0,
+        file_id: null,
+        media: null,
+        flag_count: 0,
+        reactions: '{}',
+        reactions_count: 0,
+        edited_at: null,
+        created_at: createdAt,
+        updated_at: createdAt,
+      };
+      if (!isComment) lastTopLevel = id;
+    }
+  }
+}
+
+async function writeMessages(
+  storage: Storage,
+  channelIds: string[],
+  membersOf: Map<string, string[]>,
+  perChannel: number,
+  extra: number,
+  now: number,
+  progress: (count: number) => void,
+): Promise<void> {
+  const rows = messageRows(channelIds, membersOf, perChannel, extra, now);
+  const sqlite = storage.sqlite;
+  if (sqlite) {
+    // One prepared statement in large transactions: SQLite's fastest way in, while holding the
+    // connection so no Kysely transaction interleaves.
+    const insert = sqlite.prepare(
+      `insert into messages (id, channel_id, segment, user_id, type, data, tags, parent_id, children_number, is_deleted, file_id, media,
+         flag_count, reactions, reactions_count, edited_at, created_at, updated_at)
+       values (@id, @channel_id, @segment, @user_id, @type, @data, @tags, @parent_id, @children_number, @is_deleted, @file_id, @media,
+         @flag_count, @reactions, @reactions_count, @edited_at, @created_at, @updated_at)`,
+    );
+    const insertMany = sqlite.transaction((batch: SeedMessage[]) => {
+      for (const row of batch) insert.run(row);
+    });
+    await storage.db.connection().execute(async () => {
+      let batch: SeedMessage[] = [];
+      for await (const row of rows) {
+        batch.push(row);
+        if (batch.length === BATCH * 10) {
+          insertMany(batch);
+          progress(batch.length);
+          batch = [];
+        }
+      }
+      if (batch.length > 0) {
+        insertMany(batch);
+        progress(batch.length);
+      }
+    });
+  } else {
+    let batch: SeedMessage[] = [];
+    const flush = async () => {
+      // 18 columns a row stays well under PostgreSQL's 65,535 parameters at 2,000 rows.
+      for (let start = 0; start < batch.length; start += 2000) await storage.db.insertInto('messages').values(batch.slice(start, start + 2000)).execute();
+      progress(batch.length);
+      batch = [];
+    };
+    for await (const row of rows) {
+      batch.push(row);
+      if (batch.length === BATCH * 4) await flush();
+    }
+    if (batch.length > 0) await flush();
+  }
+}

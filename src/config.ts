@@ -1,0 +1,170 @@
+import path from 'node:path';
+
+/**
+ * The one typed configuration. Read once at boot from the environment; every other module receives
+ * the parsed object, so `process.env` is touched nowhere else.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Base URL used in links and as the default OIDC issuer. */
+  publicUrl: string;
+  oidcIssuer: string;
+  /** PostgreSQL URL; when absent the embedded SQLite database in dataDir is used. */
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  /** An admin token accepted from start-up, for automation. */
+  adminToken: string | null;
+  trayEnabled: boolean;
+  /** PARLEY_NETWORK_ID: the networkId of tray records (default "parley"). */
+  trayNetworkId: string;
+  /** PARLEY_TRAY_CONSUMER_DELAY_MS, test only: the tray consumes an event no sooner than this after commit. */
+  trayConsumerDelayMs: number;
+  testClock: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Largest accepted upload, in bytes. */
+  uploadLimitBytes: number;
+  /** PARLEY_BOT_RATE_LIMIT: messages a bot may send per rate window (default 30). */
+  botRateLimit: number;
+  /** PARLEY_BOT_RATE_WINDOW_MS: the bot rate window (default 1000 ms, so 30 messages/s). */
+  botRateWindowMs: number;
+  /**
+   * PARLEY_SECRET_KEY: the server key that encrypts OAuth client secrets and the ID-token signing key
+   * at rest. When absent, a random key is kept in DATA_DIR/secret.key (mode 0600). Every instance on
+   * one database needs the same key, so set it explicitly when instances do not share DATA_DIR.
+   */
+  secretKey: string | null;
+  /**
+   * PARLEY_BLOB_SWEEP_GRACE_SECONDS: the start-up sweep of unreferenced blobs (left by a crash between
+   * writing an upload and committing its row) spares blobs younger than this, which may belong to an
+   * upload in flight on another instance. Default 0 on SQLite (one instance owns DATA_DIR), 600 with
+   * DATABASE_URL.
+   */
+  blobSweepGraceMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function readPort(env: Env): number {
+  const raw = env.PORT;
+  if (raw === undefined || raw === '') return 8080;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be a whole number from 0 to 65535 (got "${raw}"); 0 lets the OS pick.`);
+  }
+  return port;
+}
+
+function readFlag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw.toLowerCase() === 'false') return false;
+  if (raw === '1' || raw.toLowerCase() === 'true') return true;
+  throw new ConfigError(`${name} must be 1, true, 0 or false (got "${raw}").`);
+}
+
+function readUrl(env: Env, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL such as ${protocols[0]}//host (got something that is not a URL).`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.join(' or ')} (got ${url.protocol}).`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function readUploadLimit(env: Env): number {
+  const raw = env.PARLEY_UPLOAD_LIMIT_MB;
+  if (raw === undefined || raw === '') return 25 * 1024 * 1024;
+  const mb = Number(raw);
+  if (!Number.isFinite(mb) || mb <= 0 || mb > 1024) {
+    throw new ConfigError(`PARLEY_UPLOAD_LIMIT_MB must be a number of megabytes from 1 to 1024 (got "${raw}").`);
+  }
+  return Math.floor(mb * 1024 * 1024);
+}
+
+function readNetworkId(env: Env): string {
+  const raw = env.PARLEY_NETWORK_ID;
+  if (raw === undefined || raw === '') return 'parley';
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) {
+    throw new ConfigError(`PARLEY_NETWORK_ID must be 1 to 64 letters, digits, dots, dashes or underscores (got "${raw}").`);
+  }
+  return raw;
+}
+
+function readGraceSeconds(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const seconds = Number(raw);
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) throw new ConfigError(`${name} must be a whole number of seconds from 0 to 86400 (got "${raw}").`);
+  return seconds;
+}
+
+function readDelay(env: Env, name: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return 0;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0 || ms > 600_000) throw new ConfigError(`${name} must be a whole number of milliseconds from 0 to 600000 (got "${raw}").`);
+  return ms;
+}
+
+function readWholeNumber(env: Env, name: string, fallback: number, min: number, max: number, unit: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number of ${unit} from ${min} to ${max} (got "${raw}").`);
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = readPort(env);
+  const host = env.HOST && env.HOST !== '' ? env.HOST : '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data');
+  const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const oidcIssuer = readUrl(env, 'OIDC_ISSUER', ['http:', 'https:']) ?? publicUrl;
+  const adminToken = env.PARLEY_ADMIN_TOKEN && env.PARLEY_ADMIN_TOKEN !== '' ? env.PARLEY_ADMIN_TOKEN : null;
+  if (adminToken !== null && adminToken.length < 32) {
+    throw new ConfigError('PARLEY_ADMIN_TOKEN must be at least 32 characters; `openssl rand -hex 32` makes a good one.');
+  }
+  const secretKey = env.PARLEY_SECRET_KEY && env.PARLEY_SECRET_KEY !== '' ? env.PARLEY_SECRET_KEY : null;
+  if (secretKey !== null && secretKey.length < 32) {
+    throw new ConfigError('PARLEY_SECRET_KEY must be at least 32 characters; `openssl rand -base64 32` makes a good one.');
+  }
+  const rawLevel = (env.LOG_LEVEL ?? 'info').toLowerCase();
+  const logLevel = LOG_LEVELS.find((level) => level === rawLevel);
+  if (logLevel === undefined) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}").`);
+  }
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  return {
+    port,
+    host,
+    dataDir,
+    publicUrl,
+    oidcIssuer,
+    databaseUrl,
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    adminToken,
+    trayEnabled: readFlag(env, 'PARLEY_TRAY_ENABLED'),
+    trayNetworkId: readNetworkId(env),
+    trayConsumerDelayMs: readDelay(env, 'PARLEY_TRAY_CONSUMER_DELAY_MS'),
+    testClock: readFlag(env, 'PARLEY_TEST_CLOCK'),
+    logLevel,
+    uploadLimitBytes: readUploadLimit(env),
+    botRateLimit: readWholeNumber(env, 'PARLEY_BOT_RATE_LIMIT', 30, 1, 1_000_000, 'messages'),
+    botRateWindowMs: readWholeNumber(env, 'PARLEY_BOT_RATE_WINDOW_MS', 1000, 100, 3_600_000, 'milliseconds'),
+    secretKey,
+    blobSweepGraceMs: readGraceSeconds(env, 'PARLEY_BLOB_SWEEP_GRACE_SECONDS', databaseUrl === null ? 0 : 600) * 1000,
+  };
+}

@@ -1,0 +1,133 @@
+import { sql } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Dialect, Executor } from '../storage/database.js';
+import { latestEventId, type OutboxEvent, readEventsAfter } from './outbox.js';
+import type { OutboxRelay } from './relay.js';
+
+/**
+ * Durable consumers of the outbox (the tray, webhook scheduling). Each has a cursor row; a batch is
+ * handled in one transaction with the cursor's advance, so effects that are database writes happen
+ * exactly once even across crashes. On PostgreSQL the cursor row is claimed with FOR UPDATE SKIP
+ * LOCKED, so with several instances one of them handles a given consumer at a time.
+ */
+export type ConsumerHandler = (trx: Executor, events: OutboxEvent[]) => Promise<void>;
+
+/** How long wake-ups from the relay are gathered before a consumer runs (see register). */
+const COALESCE_MS = 10;
+
+interface Consumer {
+  name: string;
+  handler: ConsumerHandler;
+  /** Only these event types reach the handler; the cursor moves past the rest. */
+  types: ReadonlySet<string> | null;
+  /**
+   * What the relay handed over since the last run: every event in (after, last id], already read. When
+   * the claimed cursor is `after`, the batch is taken from here instead of being read again.
+   */
+  seen: { after: number; events: OutboxEvent[] } | null;
+}
+
+export function createConsumerRunner(deps: { db: Executor; dialect: Dialect; clock: Clock; relay: OutboxRelay; batchSize?: number }) {
+  const consumers: Consumer[] = [];
+  const batchSize = deps.batchSize ?? 200;
+  const running = new Map<string, Promise<void>>();
+  const rerun = new Set<string>();
+
+  async function claim(trx: Executor, name: string): Promise<number | null> {
+    const query = sql<{ last_id: number }>`select last_id from outbox_consumers where name = ${name}${
+      deps.dialect === 'postgres' ? sql` for update skip locked` : sql``
+    }`;
+    const result = await query.execute(trx);
+    const row = result.rows[0];
+    return row ? Number(row.last_id) : null;
+  }
+
+  /** Handles one batch; answers whether more may be waiting. */
+  async function runBatch(consumer: Consumer): Promise<boolean> {
+    return deps.db.transaction().execute(async (trx) => {
+      const lastId = await claim(trx, consumer.name);
+      if (lastId === null) return false; // another instance holds it
+      // The relay's events are complete for their range (outbox ids follow commit order, outbox.ts), so
+      // when they start right at the cursor they are exactly what the read would answer, up to their end.
+      const seen = consumer.seen;
+      consumer.seen = null;
+      const events = seen && seen.after === lastId ? seen.events.slice(0, batchSize) : await readEventsAfter(trx, lastId, batchSize);
+      if (events.length === 0) return false;
+      const relevant = consumer.types ? events.filter((event) => consumer.types?.has(event.type)) : events;
+      if (relevant.length > 0) await consumer.handler(trx, relevant);
+      const newLast = events[events.length - 1]?.id ?? lastId;
+      await trx.updateTable('outbox_consumers').set({ last_id: newLast, updated_at: deps.clock.now() }).where('name', '=', consumer.name).execute();
+      return events.length === batchSize;
+    });
+  }
+
+  function run(consumer: Consumer): Promise<void> {
+    const current = running.get(consumer.name);
+    if (current) {
+      rerun.add(consumer.name);
+      return current;
+    }
+    const work = (async () => {
+      try {
+        do {
+          rerun.delete(consumer.name);
+          while (await runBatch(consumer)) {
+            // keep going while full batches come back
+          }
+        } while (rerun.has(consumer.name));
+      } catch {
+        // Left for the next wake-up: the cursor did not move, so nothing is lost or doubled.
+      } finally {
+        running.delete(consumer.name);
+      }
+    })();
+    running.set(consumer.name, work);
+    return work;
+  }
+
+  return {
+    /**
+     * Registers a consumer. A new one starts at the current end of the outbox: it handles what
+     * happens from now on, not the whole history.
+     */
+    async register(name: string, handler: ConsumerHandler, types?: readonly string[]): Promise<void> {
+      const start = await latestEventId(deps.db);
+      await deps.db
+        .insertInto('outbox_consumers')
+        .values({ name, last_id: start, updated_at: deps.clock.now() })
+        .onConflict((oc) => oc.column('name').doNothing())
+        .execute();
+      const consumer: Consumer = { name, handler, types: types ? new Set(types) : null, seen: null };
+      consumers.push(consumer);
+      // Wake-ups from the relay are gathered for COALESCE_MS: under a burst of writes the relay drains
+      // after every group commit, and a consumer transaction per drain (claim, read, cursor write,
+      // commit) was a visible share of the message create's CPU. Durable consumers are not on the
+      // real-time path (webhooks send 20 ms after scheduling anyway); drain() still runs at once.
+      let pending: NodeJS.Timeout | null = null;
+      deps.relay.onEvents((events, afterId) => {
+        // Kept while contiguous and at most a batch; otherwise the run reads from the database.
+        const seen = consumer.seen;
+        if (seen === null) consumer.seen = { after: afterId, events: [...events] };
+        else if (seen.events.at(-1)?.id === afterId && seen.events.length + events.length <= batchSize) seen.events.push(...events);
+        else consumer.seen = { after: afterId, events: [...events] };
+        if (pending) return;
+        pending = setTimeout(() => {
+          pending = null;
+          void run(consumer);
+        }, COALESCE_MS);
+        pending.unref();
+      });
+      // Catch up on anything left from before a restart.
+      void run(consumer);
+    },
+    /** Runs every consumer until it is caught up (tests, shutdown). */
+    async drain(): Promise<void> {
+      for (const consumer of consumers) {
+        await run(consumer);
+        while (running.has(consumer.name)) await running.get(consumer.name);
+      }
+    },
+  };
+}
+
+export type ConsumerRunner = ReturnType<typeof createConsumerRunner>;

@@ -1,0 +1,112 @@
+import { sql } from 'kysely';
+import { dialectOf, type Executor } from '../storage/database.js';
+import type { OutboxTable } from '../storage/schema.js';
+
+/**
+ * A domain event, written to the outbox inside the transaction of the change it describes, so an
+ * event exists exactly when its change committed. Consumers (real time, webhooks, the tray) read
+ * the outbox after commit; see docs/architecture.md.
+ */
+export interface DomainEvent {
+  /** e.g. `message.created`, `reaction.added`, `member.added` */
+  type: string;
+  /** The channel whose members may see it, when there is one. */
+  channelId?: string | null;
+  /** The acting user, when there is one. */
+  userId?: string | null;
+  /** The one user the event is for, when it is for one user only. */
+  recipientId?: string | null;
+  /** Public JSON, already shaped by the module's presenter. */
+  data: unknown;
+}
+
+/** An event as read back from the outbox. */
+export interface OutboxEvent {
+  id: number;
+  type: string;
+  channelId: string | null;
+  userId: string | null;
+  recipientId: string | null;
+  data: unknown;
+  createdAt: number;
+}
+
+/** Any number that identifies the outbox writers' advisory lock on PostgreSQL. */
+const OUTBOX_LOCK_KEY = 7_263_541;
+
+/**
+ * Appends events. On PostgreSQL, a transaction-scoped advisory lock makes outbox ids follow commit
+ * order: without it, a transaction could take id 5, commit after the one holding id 6, and a reader
+ * that already moved past 6 would never see 5. The lock is held only from this insert to commit.
+ * SQLite writers are serial already.
+ */
+export async function appendEvents(trx: Executor, events: readonly DomainEvent[], now: number): Promise<void> {
+  if (events.length === 0) return;
+  if (dialectOf(trx) === 'postgres') {
+    await sql`select pg_advisory_xact_lock(${OUTBOX_LOCK_KEY})`.execute(trx);
+  }
+  await trx
+    .insertInto('outbox')
+    .values(
+      events.map((event) => ({
+        type: event.type,
+        channel_id: event.channelId ?? null,
+        user_id: event.userId ?? null,
+        recipient_id: event.recipientId ?? null,
+        payload: JSON.stringify(event.data ?? null),
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+type OutboxRow = Omit<OutboxTable, 'id'> & { id: number };
+
+function parsePayload(payload: string): unknown {
+  try {
+    return JSON.parse(payload);
+  } catch {
+    // A payload that is not JSON cannot come from appendEvents; deliver it as null rather than stall.
+    return null;
+  }
+}
+
+/**
+ * `data` is parsed on first read: the relay and the durable consumers read every event, but most
+ * never look at its payload (no socket in the channel, no bot member), and parsing it was a visible
+ * share of the message create path's CPU under load. It is an own enumerable property, so spreading,
+ * JSON.stringify and deep equality see it as before.
+ */
+export function toOutboxEvent(row: OutboxRow): OutboxEvent {
+  let data: unknown;
+  let parsed = false;
+  return {
+    id: row.id,
+    type: row.type,
+    channelId: row.channel_id,
+    userId: row.user_id,
+    recipientId: row.recipient_id,
+    get data(): unknown {
+      if (!parsed) {
+        data = parsePayload(row.payload);
+        parsed = true;
+      }
+      return data;
+    },
+    set data(value: unknown) {
+      data = value;
+      parsed = true;
+    },
+    createdAt: row.created_at,
+  };
+}
+
+export async function readEventsAfter(db: Executor, afterId: number, limit: number): Promise<OutboxEvent[]> {
+  const rows = await db.selectFrom('outbox').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  return rows.map(toOutboxEvent);
+}
+
+export async function latestEventId(db: Executor): Promise<number> {
+  const row = await db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
+  return Number(row?.max ?? 0);
+}

@@ -1,0 +1,34 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/**
+ * Schema pieces shared by every surface. Limits are API-CONVENTIONS.md section 2's: ids at most 50
+ * characters, arrays at most 100 items. Ids are printable and never hold a path or query delimiter,
+ * because they travel in URL paths.
+ */
+export const Id = (description?: string) =>
+  Type.String({ minLength: 1, maxLength: 50, pattern: '^[^\\s/?#%\\\\]+$', ...(description ? { description } : {}) });
+
+export const IdList = (description?: string, minItems = 0) =>
+  Type.Array(Id(), { minItems, maxItems: 100, ...(description ? { description } : {}) });
+
+export const Tags = (description?: string) =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 100, ...(description ? { description } : {}) });
+
+/** A JSON object of the caller's own; its serialized size is checked by the service. */
+export const Metadata = (description?: string) =>
+  Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
+
+export const ChannelIdParams = Type.Object({ channelId: Id('The channel id') });
+
+export const Success = Type.Object({ status: Type.Literal('success') });
+
+export function optional<T extends TSchema>(schema: T) {
+  return Type.Optional(schema);
+}
+
+/** The largest serialized metadata or custom data accepted (API-CONVENTIONS.md section 2). */
+export const MAX_JSON_BYTES = 100 * 1024;
+
+/** A string enum as JSON Schema `enum`, so an unknown value is reported as such (400000). */
+export const StringEnum = <const T extends readonly string[]>(values: T, description?: string) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });

@@ -1,0 +1,250 @@
+import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import type { Dialect, Executor } from '../../storage/database.js';
+import type { ChannelMembersTable, ChannelsTable, Database } from '../../storage/schema.js';
+
+export type ChannelRow = ChannelsTable;
+export type MemberRow = ChannelMembersTable;
+
+/** A position in the channel list: newest first, ties broken by id. */
+export interface ChannelCursor {
+  createdAt: number;
+  id: string;
+}
+
+export interface ChannelListQuery {
+  /** Only channels where this user is (true) or is not (false) a member. */
+  membershipOf: { userId: string; isMember: boolean } | null;
+  anyTags: string[];
+  excludeTags: string[];
+  limit: number;
+  skip: number;
+  after: ChannelCursor | null;
+  before: ChannelCursor | null;
+}
+
+type ChannelSelect = SelectQueryBuilder<Database, 'channels', ChannelRow>;
+
+function isMemberOf(userId: string) {
+  return (eb: ExpressionBuilder<Database, 'channels'>) =>
+    eb.exists(
+      eb
+        .selectFrom('channel_members')
+        .select(sql`1`.as('one'))
+        .whereRef('channel_members.channel_id', '=', 'channels.id')
+        .where('channel_members.user_id', '=', userId)
+        .where('channel_members.membership', '=', 'member'),
+    );
+}
+
+function hasAnyTag(tags: string[]) {
+  return (eb: ExpressionBuilder<Database, 'channels'>) =>
+    eb.exists(
+      eb
+        .selectFrom('channel_tags')
+        .select(sql`1`.as('one'))
+        .whereRef('channel_tags.channel_id', '=', 'channels.id')
+        .where('channel_tags.tag', 'in', tags),
+    );
+}
+
+export function createChannelsStore(db: Executor, dialect: Dialect) {
+  function filtered(query: ChannelListQuery): ChannelSelect {
+    let select: ChannelSelect = db.selectFrom('channels').selectAll();
+    if (query.membershipOf) {
+      const member = isMemberOf(query.membershipOf.userId);
+      select = query.membershipOf.isMember ? select.where(member) : select.where((eb) => eb.not(member(eb)));
+    }
+    if (query.anyTags.length > 0) select = select.where(hasAnyTag(query.anyTags));
+    if (query.excludeTags.length > 0) {
+      const excluded = hasAnyTag(query.excludeTags);
+      select = select.where((eb) => eb.not(excluded(eb)));
+    }
+    return select;
+  }
+
+  return {
+    async insert(row: ChannelRow): Promise<boolean> {
+      const result = await db
+        .insertInto('channels')
+        .values(row)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
+
+    async findById(id: string): Promise<ChannelRow | undefined> {
+      return db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /**
+     * Reads the channel and, on PostgreSQL, locks its row until the transaction ends, so membership
+     * changes and close on one channel run one after another. SQLite transactions are serial already.
+     */
+    async lockById(id: string): Promise<ChannelRow | undefined> {
+      const select = db.selectFrom('channels').selectAll().where('id', '=', id);
+      return (dialect === 'postgres' ? select.forUpdate() : select).executeTakeFirst();
+    },
+
+    async replaceTags(channelId: string, tags: string[]): Promise<void> {
+      await db.deleteFrom('channel_tags').where('channel_id', '=', channelId).execute();
+      if (tags.length > 0) {
+        await db
+          .insertInto('channel_tags')
+          .values([...new Set(tags)].map((tag) => ({ channel_id: channelId, tag })))
+          .execute();
+      }
+    },
+
+    /** limit + 1 rows of one page, newest first, so the caller can tell whether more exist. */
+    async listPage(query: ChannelListQuery): Promise<ChannelRow[]> {
+      let select = filtered(query);
+      if (query.before) {
+        const { createdAt, id } = query.before;
+        const rows = await select
+          .where((eb) => eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '>', id)])]))
+          .orderBy('created_at', 'asc')
+          .orderBy('id', 'asc')
+          .limit(query.limit + 1)
+          .execute();
+        return rows.reverse();
+      }
+      if (query.after) {
+        const { createdAt, id } = query.after;
+        select = select.where((eb) =>
+          eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]),
+        );
+      }
+      select = select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1);
+      if (query.skip > 0 && !query.after) select = select.offset(query.skip);
+      return select.execute();
+    },
+
+    async update(id: string, changes: Partial<Omit<ChannelRow, 'id'>>): Promise<void> {
+      await db.updateTable('channels').set(changes).where('id', '=', id).execute();
+    },
+
+    async addToMemberCount(id: string, delta: number, now: number): Promise<void> {
+      if (delta === 0) return;
+      await db
+        .updateTable('channels')
+        .set((eb) => ({ member_count: eb('member_count', '+', delta), updated_at: now }))
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async findMember(channelId: string, userId: string): Promise<MemberRow | undefined> {
+      return db
+        .selectFrom('channel_members')
+        .selectAll()
+        .where('channel_id', '=', channelId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+    },
+
+    async findMembers(channelId: string, userIds: readonly string[]): Promise<MemberRow[]> {
+      if (userIds.length === 0) return [];
+      return db
+        .selectFrom('channel_members')
+        .selectAll()
+        .where('channel_id', '=', channelId)
+        .where('user_id', 'in', userIds)
+        .execute();
+    },
+
+    /** The rows of one user in several channels: the channelUser of a channel list. */
+    async findMembershipsOf(userId: string, channelIds: readonly string[]): Promise<MemberRow[]> {
+      if (channelIds.length === 0) return [];
+      return db
+        .selectFrom('channel_members')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('channel_id', 'in', channelIds)
+        .execute();
+    },
+
+    /** Inserts member rows that do not exist yet; answers how many were inserted. */
+    async insertMembers(channelId: string, userIds: readonly string[], now: number): Promise<number> {
+      if (userIds.length === 0) return 0;
+      const result = await db
+        .insertInto('channel_members')
+        .values(
+          userIds.map((userId) => ({
+            channel_id: channelId,
+            user_id: userId,
+            membership: 'member',
+            roles: '[]',
+            mute_until: null,
+            read_to_segment: 0,
+            last_activity: null,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
+        .onConflict((oc) => oc.columns(['channel_id', 'user_id']).doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0);
+    },
+
+    /** Deletes rows of the given membership; answers how many went. */
+    async deleteMembers(channelId: string, userIds: readonly string[], membership: 'member' | 'banned'): Promise<number> {
+      if (userIds.length === 0) return 0;
+      const result = await db
+        .deleteFrom('channel_members')
+        .where('channel_id', '=', channelId)
+        .where('user_id', 'in', userIds)
+        .where('membership', '=', membership)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    async deleteAllMembers(channelId: string): Promise<void> {
+      await db.deleteFrom('channel_members').where('channel_id', '=', channelId).where('membership', '=', 'member').execute();
+    },
+
+    /** Turns members into banned rows; answers how many members were converted. */
+    async convertMembersToBanned(channelId: string, userIds: readonly string[], now: number): Promise<number> {
+      if (userIds.length === 0) return 0;
+      const result = await db
+        .updateTable('channel_members')
+        .set({ membership: 'banned', mute_until: null, updated_at: now })
+        .where('channel_id', '=', channelId)
+        .where('user_id', 'in', userIds)
+        .where('membership', '=', 'member')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    async insertBanned(channelId: string, userIds: readonly string[], now: number): Promise<void> {
+      if (userIds.length === 0) return;
+      await db
+        .insertInto('channel_members')
+        .values(
+          userIds.map((userId) => ({
+            channel_id: channelId,
+            user_id: userId,
+            membership: 'banned',
+            roles: '[]',
+            mute_until: null,
+            read_to_segment: 0,
+            last_activity: null,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
+        .onConflict((oc) => oc.columns(['channel_id', 'user_id']).doNothing())
+        .execute();
+    },
+
+    async setMembersMute(channelId: string, userIds: readonly string[], muteUntil: number | null, now: number): Promise<void> {
+      await db
+        .updateTable('channel_members')
+        .set({ mute_until: muteUntil, updated_at: now })
+        .where('channel_id', '=', channelId)
+        .where('user_id', 'in', userIds)
+        .where('membership', '=', 'member')
+        .execute();
+    },
+  };
+}
+
+export type ChannelsStore = ReturnType<typeof createChannelsStore>;

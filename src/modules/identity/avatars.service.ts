@@ -1,0 +1,105 @@
+import sharp from 'sharp';
+import type { Clock } from '../../clock.js';
+import { AppError, notFound } from '../../http/errors.js';
+import type { BlobStore } from '../../storage/blobs.js';
+import type { Executor } from '../../storage/database.js';
+import { newObjectId } from '../../storage/ids.js';
+import { createUsersStore, type UserRow } from '../users/users.store.js';
+
+export const AVATAR_SIZES = { large: 512, small: 128 } as const;
+export type AvatarSize = keyof typeof AVATAR_SIZES;
+
+/** Decoding limit, checked from the header before any pixel is allocated (decompression bombs). */
+const MAX_INPUT_PIXELS = 60_000_000;
+const ACCEPTED = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 'tiff']);
+
+const blobKey = (avatarId: string, size: AvatarSize): string => `avatar-${avatarId}-${size}`;
+
+const refuse = (message: string): AppError =>
+  new AppError('badRequest', message, { detail: [{ field: 'body.file', message: message.replace(/\.$/, '') }] });
+
+/**
+ * Profile pictures: auto-oriented from EXIF, stripped of every metadata block (sharp keeps none
+ * unless asked), resized to fit 512 px (`large`) and 128 px (`small`). PNG when the image has
+ * transparency, JPEG otherwise.
+ */
+async function renderAvatar(input: Buffer): Promise<{ contentType: string; variants: Map<AvatarSize, Buffer> }> {
+  let metadata: sharp.Metadata;
+  try {
+    metadata = await sharp(input, { limitInputPixels: false }).metadata();
+  } catch {
+    throw refuse('File is not an image that can be read.');
+  }
+  if (!metadata.format || !ACCEPTED.has(metadata.format) || !metadata.width || !metadata.height) {
+    throw refuse('File is not an image that can be read (JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF).');
+  }
+  if (metadata.width * metadata.height > MAX_INPUT_PIXELS) throw refuse('Image is too large: at most 60 megapixels.');
+  const png = metadata.hasAlpha === true;
+  const base = sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }).rotate();
+  try {
+    const entries = await Promise.all(
+      (Object.entries(AVATAR_SIZES) as Array<[AvatarSize, number]>).map(async ([size, pixels]) => {
+        const resized = base.clone().resize({ width: pixels, height: pixels, fit: 'inside', withoutEnlargement: true });
+        return [size, await (png ? resized.png({ compressionLevel: 6 }) : resized.jpeg({ quality: 85 })).toBuffer()] as const;
+      }),
+    );
+    return { contentType: png ? 'image/png' : 'image/jpeg', variants: new Map(entries) };
+  } catch {
+    throw refuse('Image is corrupt or truncated.');
+  }
+}
+
+export function createAvatarsService(deps: { db: Executor; clock: Clock; blobs: BlobStore }) {
+  const { db, clock, blobs } = deps;
+
+  async function removeBlobs(avatarId: string): Promise<void> {
+    await Promise.all((Object.keys(AVATAR_SIZES) as AvatarSize[]).map((size) => blobs.delete(blobKey(avatarId, size))));
+  }
+
+  return {
+    /** Stores a new picture and points the user at it; the previous picture is removed afterwards. */
+    async setAvatar(userId: string, file: Buffer): Promise<UserRow> {
+      const users = createUsersStore(db);
+      if (!(await users.findById(userId))) throw notFound('User');
+      const { contentType, variants } = await renderAvatar(file);
+      const now = clock.now();
+      const avatarId = newObjectId(now);
+      for (const [size, data] of variants) await blobs.put(blobKey(avatarId, size), data);
+      let previous: string | null = null;
+      try {
+        previous = await db.transaction().execute(async (trx) => {
+          const user = await createUsersStore(trx).findById(userId);
+          if (!user) throw notFound('User');
+          await trx.insertInto('avatars').values({ id: avatarId, user_id: userId, content_type: contentType, created_at: now }).execute();
+          await createUsersStore(trx).update(userId, { avatar: avatarId }, now);
+          if (user.avatar !== null) await trx.deleteFrom('avatars').where('id', '=', user.avatar).execute();
+          return user.avatar;
+        });
+      } catch (error) {
+        await removeBlobs(avatarId);
+        throw error;
+      }
+      if (previous !== null) await removeBlobs(previous);
+      return (await users.findById(userId)) as UserRow;
+    },
+
+    /** The blob keys (`avatar-<id>-<size>`) an avatar row still points at; for the orphan-blob sweep. */
+    async referencedBlobKeys(keys: readonly string[]): Promise<Set<string>> {
+      const idOf = (key: string): string | null => /^avatar-(.+)-(?:large|small)$/.exec(key)?.[1] ?? null;
+      const ids = [...new Set(keys.map(idOf).filter((id): id is string => id !== null))];
+      if (ids.length === 0) return new Set();
+      const held = new Set((await db.selectFrom('avatars').select('id').where('id', 'in', ids).execute()).map((row) => row.id));
+      return new Set(keys.filter((key) => held.has(idOf(key) ?? '')));
+    },
+
+    async open(avatarId: string, size: AvatarSize) {
+      const row = await db.selectFrom('avatars').selectAll().where('id', '=', avatarId).executeTakeFirst();
+      if (!row) return null;
+      const blob = await blobs.open(blobKey(avatarId, size));
+      if (!blob) return null;
+      return { ...blob, contentType: row.content_type, etag: `"${avatarId}-${size}"` };
+    },
+  };
+}
+
+export type AvatarsService = ReturnType<typeof createAvatarsService>;

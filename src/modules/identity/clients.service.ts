@@ -1,0 +1,238 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import { AppError, notFound } from '../../http/errors.js';
+import type { Executor } from '../../storage/database.js';
+import { newObjectId } from '../../storage/ids.js';
+import { parseJson } from '../channels/channels.present.js';
+import { createUsersStore } from '../users/users.store.js';
+import { type ClientRow, createClientsStore } from './clients.store.js';
+import type { Sealer } from './server-key.js';
+
+export type IdTokenAlg = 'HS256' | 'RS256';
+export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+
+export interface CreateClientInput {
+  name: string;
+  redirectUris: string[];
+  grantTypes?: Array<'authorization_code' | 'refresh_token'>;
+  public?: boolean;
+  idTokenSignedResponseAlg?: IdTokenAlg;
+}
+
+export interface CreateBotInput {
+  displayName: string;
+  webhookUrl?: string;
+}
+
+/** A client as the sign-in steps use it: parsed, with its secret opened only when asked. */
+export interface OAuthClient {
+  clientId: string;
+  name: string;
+  redirectUris: string[];
+  grantTypes: ClientGrantType[];
+  isPublic: boolean;
+  idTokenAlg: IdTokenAlg;
+  botUserId: string | null;
+  /** For bot clients: whether the bot user is globally banned. */
+  botBanned: boolean;
+  row: ClientRow;
+}
+
+const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
+
+function invalidUri(index: number, message: string): AppError {
+  return new AppError('parameters', `redirectUris[${index}] ${message}.`, { detail: [{ field: `body.redirectUris[${index}]`, message }] });
+}
+
+/** Absolute, no fragment, not a scheme that runs code (RFC 6749 section 3.1.2; OAuth 2.0 Security BCP). */
+export function checkRedirectUris(uris: readonly string[]): string[] {
+  uris.forEach((uri, index) => {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      throw invalidUri(index, 'must be an absolute URI');
+    }
+    if (REFUSED_SCHEMES.has(url.protocol)) throw invalidUri(index, `must not use the ${url.protocol} scheme`);
+    if (uri.includes('#')) throw invalidUri(index, 'must not contain a fragment');
+  });
+  return [...new Set(uris)];
+}
+
+export function newClientSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+const sealContext = (clientId: string): string => `client:${clientId}`;
+
+/**
+ * The token endpoint reads its client from a cache for at most this long: a deleted client or a
+ * banned bot stops getting tokens within two seconds on every instance (at once on this one).
+ */
+const CLIENT_CACHE_MS = 2000;
+const CLIENT_CACHE_ENTRIES = 1000;
+
+export function createClientsService(deps: { db: Executor; clock: Clock; sealer: Sealer }) {
+  const { db, clock, sealer } = deps;
+  const store = createClientsStore(db);
+  const cache = new Map<string, { client: OAuthClient; until: number }>();
+  const openedSecrets = new WeakMap<OAuthClient, string | null>();
+
+  function toClient(row: ClientRow, botBanned = false): OAuthClient {
+    return {
+      clientId: row.client_id,
+      name: row.name,
+      redirectUris: parseJson<string[]>(row.redirect_uris, []),
+      grantTypes: parseJson<ClientGrantType[]>(row.grant_types, []),
+      isPublic: row.is_public === 1,
+      idTokenAlg: row.id_token_alg === 'RS256' ? 'RS256' : 'HS256',
+      botUserId: row.bot_user_id,
+      botBanned,
+      row,
+    };
+  }
+
+  function clientRow(input: { name: string; redirectUris: string[]; grantTypes: ClientGrantType[]; isPublic: boolean; alg: IdTokenAlg; botUserId: string | null; now: number }) {
+    const clientId = newObjectId(input.now);
+    const secret = input.isPublic ? null : newClientSecret();
+    const row: ClientRow = {
+      client_id: clientId,
+      name: input.name,
+      secret_sealed: secret === null ? null : sealer.seal(secret, sealContext(clientId)),
+      redirect_uris: JSON.stringify(input.redirectUris),
+      grant_types: JSON.stringify(input.grantTypes),
+      is_public: input.isPublic ? 1 : 0,
+      id_token_alg: input.alg,
+      bot_user_id: input.botUserId,
+      created_at: input.now,
+      updated_at: input.now,
+    };
+    return { row, secret };
+  }
+
+  return {
+    toClient,
+
+    async create(input: CreateClientInput): Promise<{ row: ClientRow; secret: string | null }> {
+      const isPublic = input.public === true;
+      // A public client has no secret to key HS256 with: its ID tokens are RS256, verified through /oauth/jwks.
+      if (isPublic && input.idTokenSignedResponseAlg === 'HS256') {
+        throw new AppError('parameters', 'A public client has no secret, so its ID tokens cannot be HS256.', {
+          detail: [{ field: 'body.idTokenSignedResponseAlg', message: 'must be RS256 for a public client' }],
+        });
+      }
+      const redirectUris = checkRedirectUris(input.redirectUris);
+      if (redirectUris.length === 0) {
+        throw new AppError('parameters', 'redirectUris needs at least one URI.', { detail: [{ field: 'body.redirectUris', message: 'must not be empty' }] });
+      }
+      // The code grant always comes with refresh tokens (API-CONVENTIONS.md section 4).
+      const grantTypes: ClientGrantType[] = ['authorization_code', 'refresh_token'];
+      const { row, secret } = clientRow({
+        name: input.name,
+        redirectUris,
+        grantTypes,
+        isPublic,
+        alg: input.idTokenSignedResponseAlg ?? (isPublic ? 'RS256' : 'HS256'),
+        botUserId: null,
+        now: clock.now(),
+      });
+      await store.insertClient(row);
+      return { row, secret };
+    },
+
+    /** A bot user and its client_credentials client, in one transaction. */
+    async createBot(input: CreateBotInput): Promise<{ userId: string; row: ClientRow; secret: string }> {
+      if (input.webhookUrl !== undefined) {
+        let url: URL | null = null;
+        try {
+          url = new URL(input.webhookUrl);
+        } catch {
+          url = null;
+        }
+        if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+          throw new AppError('parameters', 'webhookUrl must be an http or https URL.', { detail: [{ field: 'body.webhookUrl', message: 'must be an http or https URL' }] });
+        }
+      }
+      const now = clock.now();
+      const userId = newObjectId(now);
+      const { row, secret } = clientRow({ name: input.displayName, redirectUris: [], grantTypes: ['client_credentials'], isPublic: false, alg: 'HS256', botUserId: userId, now });
+      await db.transaction().execute(async (trx) => {
+        await createUsersStore(trx).insertIfMissing({ id: userId, kind: 'bot', displayName: input.displayName, now });
+        const scoped = createClientsStore(trx);
+        await scoped.insertClient(row);
+        await scoped.insertBot({ user_id: userId, client_id: row.client_id, webhook_url: input.webhookUrl ?? null, created_at: now });
+      });
+      return { userId, row, secret: secret as string };
+    },
+
+    async list(): Promise<ClientRow[]> {
+      return store.listClients();
+    },
+
+    async get(clientId: string): Promise<ClientRow> {
+      const row = await store.findClient(clientId);
+      if (!row) throw notFound('Client');
+      return row;
+    },
+
+    /** Deletes a client and revokes every token issued to it. */
+    async remove(clientId: string): Promise<void> {
+      const now = clock.now();
+      const deleted = await db.transaction().execute(async (trx) => {
+        const scoped = createClientsStore(trx);
+        if (!(await scoped.deleteClient(clientId))) return false;
+        await scoped.revokeAccessTokensOfClient(clientId, now);
+        return true;
+      });
+      cache.delete(clientId);
+      if (!deleted) throw notFound('Client');
+    },
+
+    /** Drops every cached client: a bot's ban changed (bans are rare, so no finer bookkeeping). */
+    forgetCached(): void {
+      cache.clear();
+    },
+
+    /** The client the token endpoint authenticates, with its bot's ban flag; null when unknown. */
+    async findForToken(clientId: string): Promise<OAuthClient | null> {
+      const now = clock.now();
+      const cached = cache.get(clientId);
+      if (cached && cached.until > now) return cached.client;
+      const row = await store.findClientWithBot(clientId);
+      if (!row) {
+        cache.delete(clientId);
+        return null;
+      }
+      const { bot_is_global_ban: botBan, ...rest } = row;
+      const client = toClient(rest, botBan === 1);
+      // Only registered clients are cached, so unknown ids cannot fill it; it is bounded all the same.
+      if (cache.size >= CLIENT_CACHE_ENTRIES) cache.clear();
+      cache.set(clientId, { client, until: now + CLIENT_CACHE_MS });
+      return client;
+    },
+
+    async find(clientId: string): Promise<OAuthClient | null> {
+      const row = await store.findClient(clientId);
+      return row ? toClient(row) : null;
+    },
+
+    /** The client secret in clear: the HS256 key of its ID tokens. */
+    secretOf(client: OAuthClient): string | null {
+      let secret = openedSecrets.get(client);
+      if (secret === undefined) {
+        secret = client.row.secret_sealed === null ? null : sealer.open(client.row.secret_sealed, sealContext(client.clientId));
+        openedSecrets.set(client, secret);
+      }
+      return secret;
+    },
+
+    /** For the webhooks module: where a bot's events go and the secret that signs them. */
+    async resolveBotWebhook(botUserId: string): Promise<{ url: string; secret: string } | null> {
+      const bot = await store.findBotWithClient(botUserId);
+      if (!bot || bot.webhook_url === null || bot.secret_sealed === null) return null;
+      return { url: bot.webhook_url, secret: sealer.open(bot.secret_sealed, sealContext(bot.client_id)) };
+    },
+  };
+}
+
+export type ClientsService = ReturnType<typeof createClientsService>;

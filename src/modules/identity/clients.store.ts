@@ -1,0 +1,61 @@
+import type { Executor } from '../../storage/database.js';
+import type { BotsTable, OAuthClientsTable } from '../../storage/schema.js';
+
+export type ClientRow = OAuthClientsTable;
+export type BotRow = BotsTable;
+
+/** A client with the ban flag of its bot user (null when it has none), read in one query. */
+export type ClientWithBot = ClientRow & { bot_is_global_ban: number | null };
+
+export function createClientsStore(db: Executor) {
+  return {
+    async insertClient(row: ClientRow): Promise<void> {
+      await db.insertInto('oauth_clients').values(row).execute();
+    },
+
+    async findClient(clientId: string): Promise<ClientRow | undefined> {
+      return db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+    },
+
+    /** The token endpoint's one read: the client and, for a bot client, whether its bot is banned. */
+    async findClientWithBot(clientId: string): Promise<ClientWithBot | undefined> {
+      return db
+        .selectFrom('oauth_clients')
+        .leftJoin('users', 'users.id', 'oauth_clients.bot_user_id')
+        .selectAll('oauth_clients')
+        .select('users.is_global_ban as bot_is_global_ban')
+        .where('oauth_clients.client_id', '=', clientId)
+        .executeTakeFirst();
+    },
+
+    async listClients(): Promise<ClientRow[]> {
+      return db.selectFrom('oauth_clients').selectAll().orderBy('created_at').orderBy('client_id').execute();
+    },
+
+    /** Deletes the client; its codes, refresh tokens (and bot row) go with it by cascade. */
+    async deleteClient(clientId: string): Promise<boolean> {
+      const result = await db.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    async revokeAccessTokensOfClient(clientId: string, now: number): Promise<void> {
+      await db.updateTable('tokens').set({ revoked_at: now }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
+    },
+
+    async insertBot(row: BotRow): Promise<void> {
+      await db.insertInto('bots').values(row).execute();
+    },
+
+    async findBotWithClient(userId: string): Promise<(BotRow & { secret_sealed: string | null }) | undefined> {
+      return db
+        .selectFrom('bots')
+        .innerJoin('oauth_clients', 'oauth_clients.client_id', 'bots.client_id')
+        .selectAll('bots')
+        .select('oauth_clients.secret_sealed')
+        .where('bots.user_id', '=', userId)
+        .executeTakeFirst();
+    },
+  };
+}
+
+export type ClientsStore = ReturnType<typeof createClientsStore>;

@@ -1,0 +1,66 @@
+import type { Executor } from '../../storage/database.js';
+import type { AuthorizationCodesTable, RefreshTokensTable } from '../../storage/schema.js';
+
+export type CodeRow = AuthorizationCodesTable;
+export type RefreshRow = RefreshTokensTable;
+
+/** Authorization codes, refresh tokens, and revoking what one grant produced. */
+export function createGrantsStore(db: Executor) {
+  return {
+    async insertCode(row: CodeRow): Promise<void> {
+      await db.insertInto('authorization_codes').values(row).execute();
+    },
+
+    async findCode(codeHash: string): Promise<CodeRow | undefined> {
+      return db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+    },
+
+    /** Single use: exactly one caller sees true, however many race for the same code. */
+    async consumeCode(codeHash: string, now: number): Promise<boolean> {
+      const result = await db
+        .updateTable('authorization_codes')
+        .set({ used_at: now })
+        .where('code_hash', '=', codeHash)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async insertRefresh(row: RefreshRow): Promise<void> {
+      await db.insertInto('refresh_tokens').values(row).execute();
+    },
+
+    async findRefresh(tokenHash: string): Promise<RefreshRow | undefined> {
+      return db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+    },
+
+    /** Rotation: exactly one caller sees true; a second use of the same token is a replay. */
+    async markRefreshUsed(tokenHash: string, now: number): Promise<boolean> {
+      const result = await db
+        .updateTable('refresh_tokens')
+        .set({ used_at: now })
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Revokes every access and refresh token issued from one authorization code. */
+    async revokeGrant(grantId: string, now: number): Promise<void> {
+      await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', grantId).where('revoked_at', 'is', null).execute();
+      await db.updateTable('tokens').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+    },
+
+    /** Housekeeping: rows past any use. Used codes are kept a day longer to recognise a late replay. */
+    async deleteExpired(now: number): Promise<void> {
+      const day = 24 * 3600 * 1000;
+      await db.deleteFrom('authorization_codes').where('expires_at', '<', now - day).execute();
+      await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).execute();
+      // Tokens issued by the token endpoint (sign-in and bots) carry their client; admin and minted ones are left alone.
+      await db.deleteFrom('tokens').where('client_id', 'is not', null).where('expires_at', '<', now - day).execute();
+    },
+  };
+}
+
+export type GrantsStore = ReturnType<typeof createGrantsStore>;

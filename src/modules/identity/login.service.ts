@@ -1,0 +1,42 @@
+import type { Clock } from '../../clock.js';
+import type { Executor } from '../../storage/database.js';
+import { createUsersStore, type UserRow } from '../users/users.store.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import type { LoginThrottle } from './throttle.js';
+
+export type LoginResult =
+  | { ok: true; user: UserRow }
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'banned' };
+
+/**
+ * Checks a username and password. The throttle is asked first, so a throttled account is not even
+ * checked; an unknown username costs the same scrypt work as a known one, so timing does not tell
+ * which usernames exist; the ban is told only to someone who knows the password.
+ */
+export function createLoginService(deps: { db: Executor; clock: Clock; throttle: LoginThrottle }) {
+  const users = createUsersStore(deps.db);
+  let decoy: Promise<string> | null = null;
+  const decoyHash = (): Promise<string> => (decoy ??= hashPassword('parley decoy password'));
+
+  return {
+    async login(username: string, password: string, address: string): Promise<LoginResult> {
+      const keys = deps.throttle.keysFor(username, address);
+      const retryAfterSeconds = await deps.throttle.retryAfter(keys);
+      if (retryAfterSeconds !== null) return { ok: false, reason: 'throttled', retryAfterSeconds };
+      const user = username === '' ? undefined : await users.findByUsername(username);
+      const candidate = user && user.kind === 'user' && user.password_hash ? user : null;
+      const matches = await verifyPassword(password, candidate?.password_hash ?? (await decoyHash()));
+      if (candidate === null || !matches) {
+        await deps.throttle.recordFailure(keys);
+        return { ok: false, reason: 'invalid' };
+      }
+      if (candidate.is_global_ban === 1) return { ok: false, reason: 'banned' };
+      await deps.throttle.recordSuccess(keys);
+      return { ok: true, user: candidate };
+    },
+  };
+}
+
+export type LoginService = ReturnType<typeof createLoginService>;

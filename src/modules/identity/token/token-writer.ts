@@ -1,0 +1,46 @@
+import type { Executor } from '../../../storage/database.js';
+import type { TokensTable } from '../../../storage/schema.js';
+import { createTokensStore } from '../../tokens/tokens.store.js';
+
+/** Rows per INSERT: 11 columns x 200 stays far below SQLite's and PostgreSQL's parameter limits. */
+const MAX_BATCH = 200;
+
+/**
+ * Group commit for bot tokens: rows submitted during one turn of the event loop are written by one
+ * multi-row INSERT, so a burst of N client_credentials grants costs one commit, not N (a commit is
+ * most of an insert's cost on SQLite). Each caller resolves once its row is committed. If a batch
+ * fails, its rows are retried one by one, so an error reaches only the request that caused it.
+ */
+export function createTokenWriter(db: Executor) {
+  let queue: Array<{ row: TokensTable; resolve: () => void; reject: (error: unknown) => void }> = [];
+  let scheduled = false;
+
+  async function flush(): Promise<void> {
+    scheduled = false;
+    while (queue.length > 0) {
+      const batch = queue.slice(0, MAX_BATCH);
+      queue = queue.slice(MAX_BATCH);
+      try {
+        await db.insertInto('tokens').values(batch.map((item) => item.row)).execute();
+        for (const item of batch) item.resolve();
+      } catch {
+        const store = createTokensStore(db);
+        for (const item of batch) await store.insert(item.row).then(item.resolve, item.reject);
+      }
+    }
+  }
+
+  return {
+    write(row: TokensTable): Promise<void> {
+      return new Promise((resolve, reject) => {
+        queue.push({ row, resolve, reject });
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(() => void flush());
+        }
+      });
+    },
+  };
+}
+
+export type TokenWriter = ReturnType<typeof createTokenWriter>;

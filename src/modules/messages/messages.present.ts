@@ -1,0 +1,56 @@
+import type { MessagesTable } from '../../storage/schema.js';
+import { iso, parseJson } from '../channels/channels.present.js';
+
+export type MessageRow = MessagesTable;
+
+/** Sizes an image message may be served in; `full` exists only when uploaded with fullImage. */
+export const IMAGE_SIZES = ['small', 'medium', 'large', 'full'] as const;
+export type ImageSize = (typeof IMAGE_SIZES)[number];
+
+/** What the `media` column holds: enough to find, serve and finally remove the message's blobs. */
+export type MessageMedia =
+  | { kind: 'image'; fileId: string; format: 'jpeg' | 'png'; sizes: ImageSize[]; width: number; height: number }
+  | { kind: 'file'; fileId: string; name: string; contentType: string; size: number };
+
+/** The blob keys of a message's media. Keys end with the file id so the disk store's fan-out stays even. */
+export function blobKeyOf(fileId: string, variant: ImageSize | 'file'): string {
+  return `${variant}-${fileId}`;
+}
+
+export function blobKeysOf(media: MessageMedia): string[] {
+  return media.kind === 'image' ? media.sizes.map((size) => blobKeyOf(media.fileId, size)) : [blobKeyOf(media.fileId, 'file')];
+}
+
+export function parseMedia(media: string | null): MessageMedia | null {
+  return media === null ? null : parseJson<MessageMedia | null>(media, null);
+}
+
+/** messages row -> the message record of API-CONVENTIONS.md section 3. */
+export function presentMessage(row: MessageRow) {
+  // Every create presents its row (outbox event and answer): the usual empty tags and reactions, and an
+  // updatedAt equal to createdAt, skip a JSON.parse or a date formatting each.
+  const createdAt = iso(row.created_at);
+  return {
+    messageId: row.id,
+    channelId: row.channel_id,
+    userId: row.user_id,
+    type: row.type,
+    data: parseJson<Record<string, unknown>>(row.data, {}),
+    tags: row.tags === '[]' ? [] : parseJson<string[]>(row.tags, []),
+    parentId: row.parent_id,
+    childrenNumber: row.children_number,
+    channelSegment: row.segment,
+    isDeleted: row.is_deleted === 1,
+    fileId: row.file_id,
+    flagCount: row.flag_count,
+    reactions: row.reactions === '{}' ? {} : parseJson<Record<string, number>>(row.reactions, {}),
+    reactionsCount: row.reactions_count,
+    editedAt: iso(row.edited_at),
+    createdAt,
+    updatedAt: row.updated_at === row.created_at ? createdAt : iso(row.updated_at),
+    /** Parley's addition (the contract names no field): the message's topic, null for the main topic. */
+    topicId: row.topic_id,
+  };
+}
+
+export type MessageRecord = ReturnType<typeof presentMessage>;

@@ -1,0 +1,258 @@
+import type SQLite from 'better-sqlite3';
+import type { Clock } from '../../clock.js';
+import { appendEvents } from '../../events/outbox.js';
+import { AppError, notFound } from '../../http/errors.js';
+import type { PageTokens } from '../../http/paging.js';
+import type { BlobStore } from '../../storage/blobs.js';
+import type { Dialect, Executor } from '../../storage/database.js';
+import { newObjectId } from '../../storage/ids.js';
+import { jsonWithinLimit } from '../channels/channels.service.js';
+import { type ChannelRow, createChannelsStore } from '../channels/channels.store.js';
+import { createUsersStore, type UserRow } from '../users/users.store.js';
+import { createGroupCommit } from './group-commit.js';
+import { blobKeysOf, IMAGE_SIZES, type MessageMedia, type MessageRecord, type MessageRow, parseMedia, presentMessage } from './messages.present.js';
+import { createMessageQuery } from './messages.query.js';
+import { createSqliteMessageWriter } from './messages.sqlite.js';
+import { type CreateFailure, type CreateOutcome, createMessagesStore, type EventOf, type MessageDraft } from './messages.store.js';
+
+/** Who writes or deletes, as far as messages care. Later surfaces (bots, end users) pass theirs. */
+export interface MessageActor {
+  userId: string;
+}
+
+/** One piece of user text a guard may refuse: where it sits in the request, and the text itself. */
+export interface GuardedText {
+  field: string;
+  text: string;
+}
+
+/**
+ * The moderation seam: every guard sees the text of a message (text, every string of custom data,
+ * an image caption) before anything is stored, and refuses by throwing an AppError.
+ */
+export type TextGuard = (actor: MessageActor, input: { channelId: string; texts: GuardedText[] }) => void | Promise<void>;
+
+export const MAX_TEXT_LENGTH = 20_000;
+
+export interface CreateMessageInput {
+  channelId: string;
+  type: 'text' | 'custom';
+  data: Record<string, unknown>;
+  tags?: string[] | undefined;
+  parentId?: string | null | undefined;
+  /** The topic inside the channel (bot API `tid`); absent or null: the main topic. */
+  topicId?: string | null | undefined;
+}
+
+/** A message whose blobs are already written (images, files); see media.service.ts. */
+export interface PreparedMessage {
+  channelId: string;
+  type: 'image' | 'file';
+  data: Record<string, unknown>;
+  tags?: string[] | undefined;
+  parentId?: string | null | undefined;
+  topicId?: string | null | undefined;
+  media: MessageMedia;
+}
+
+export interface CreatedMessage {
+  row: MessageRow;
+  /** The presented record, as written to the outbox. */
+  record: MessageRecord;
+  author: UserRow | undefined;
+}
+
+function failureError(failure: CreateFailure): AppError {
+  if (failure === 'channelNotFound') return notFound('Channel');
+  if (failure === 'channelClosed') return new AppError('conflict', 'Channel is closed.');
+  return new AppError('notFound', 'Parent message not found in this channel.', {
+    detail: [{ field: 'body.parentId', message: 'must be a live message of the same channel' }],
+  });
+}
+
+/** Every string value of custom data, with its path, for the text guards. */
+function stringsOf(value: unknown, path: string, into: GuardedText[]): GuardedText[] {
+  if (typeof value === 'string') into.push({ field: path, text: value });
+  else if (Array.isArray(value)) value.forEach((item, index) => stringsOf(item, `${path}[${index}]`, into));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) stringsOf(item, `${path}.${key}`, into);
+  }
+  return into;
+}
+
+function textOf(data: Record<string, unknown>): string {
+  const text = data.text;
+  if (typeof text !== 'string' || text.length === 0) {
+    throw new AppError('parameters', 'body.data.text must be a non-empty string.', {
+      detail: [{ field: 'body.data.text', message: 'must be a non-empty string' }],
+    });
+  }
+  if (text.length > MAX_TEXT_LENGTH && [...text].length > MAX_TEXT_LENGTH) {
+    throw new AppError('parameters', `body.data.text must be at most ${MAX_TEXT_LENGTH} characters.`, {
+      detail: [{ field: 'body.data.text', message: `must be at most ${MAX_TEXT_LENGTH} characters` }],
+    });
+  }
+  return text;
+}
+
+export function createMessagesService(deps: {
+  db: Executor;
+  dialect: Dialect;
+  /** The raw SQLite connection (storage.sqlite): enables the prepared-statement fast path. */
+  sqlite: SQLite.Database | null;
+  clock: Clock;
+  pageTokens: PageTokens;
+  blobs: BlobStore;
+  textGuards: readonly TextGuard[];
+  onBackgroundError?: (error: unknown) => void;
+}) {
+  const { db, dialect, clock, pageTokens, blobs, textGuards } = deps;
+  const store = createMessagesStore(db, dialect);
+  const channels = createChannelsStore(db, dialect);
+  const users = createUsersStore(db);
+  const sqliteWriter = deps.sqlite ? createSqliteMessageWriter(db, deps.sqlite) : null;
+  const eventOf: EventOf = (row) => ({ type: 'message.created', channelId: row.channel_id, userId: row.user_id, data: presentMessage(row) });
+  const writes = createGroupCommit<MessageDraft, CreateOutcome>(
+    (drafts) => (sqliteWriter ? sqliteWriter.insertBatch(drafts, eventOf) : store.insertBatch(drafts, eventOf)),
+    // One batch at a time: batches for a hot channel would only queue on its row lock, so while one
+    // commits the next grows instead (SQLite has a single writer anyway).
+    { maxBatch: 256, maxInFlight: 1 },
+  );
+
+  async function checkTexts(actor: MessageActor, channelId: string, texts: GuardedText[]): Promise<void> {
+    for (const guard of textGuards) await guard(actor, { channelId, texts });
+  }
+
+  async function insert(actor: MessageActor, input: Omit<MessageDraft, 'id' | 'userId' | 'createdAt'>): Promise<CreatedMessage> {
+    const now = clock.now();
+    const outcome = await writes.submit({ ...input, id: newObjectId(now), userId: actor.userId, createdAt: now });
+    if ('failure' in outcome) throw failureError(outcome.failure);
+    return { row: outcome.row, record: outcome.event.data, author: outcome.author };
+  }
+
+  /** Removes the blobs of deleted messages, then forgets them; safe to run at any time, any number of times. */
+  async function sweepDeletedMedia(): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const pending = await store.findPendingMedia(200);
+      if (pending.length === 0) return removed;
+      for (const row of pending) {
+        const media = parseMedia(row.media);
+        if (media) for (const key of blobKeysOf(media)) await blobs.delete(key);
+      }
+      await store.clearMedia(pending.map((row) => row.id));
+      removed += pending.length;
+    }
+  }
+
+  /** After a close commits; a second pass catches a commit slower than the first. */
+  const sweepSoon = (): void => {
+    for (const delay of [50, 5000]) {
+      setTimeout(() => void sweepDeletedMedia().catch((error: unknown) => deps.onBackgroundError?.(error)), delay).unref();
+    }
+  };
+
+  /** The blob keys (`<variant>-<fileId>`) a live message still points at; for the orphan-blob sweep. */
+  async function referencedBlobKeys(keys: readonly string[]): Promise<Set<string>> {
+    const fileIdOf = (key: string): string | null => {
+      const dash = key.indexOf('-');
+      const variant = key.slice(0, dash);
+      return dash > 0 && (variant === 'file' || (IMAGE_SIZES as readonly string[]).includes(variant)) ? key.slice(dash + 1) : null;
+    };
+    const held = new Set(await store.heldFileIds([...new Set(keys.map(fileIdOf).filter((id): id is string => id !== null))]));
+    return new Set(keys.filter((key) => held.has(fileIdOf(key) ?? '')));
+  }
+
+  return {
+    checkTexts,
+    sweepDeletedMedia,
+    referencedBlobKeys,
+
+    /** Creates a text or custom message: the one entry point every surface (admin, bot, client) calls. */
+    async createMessage(actor: MessageActor, input: CreateMessageInput): Promise<CreatedMessage> {
+      let data: string;
+      let texts: GuardedText[];
+      if (input.type === 'text') {
+        const text = textOf(input.data);
+        data = JSON.stringify({ text });
+        texts = [{ field: 'data.text', text }];
+      } else {
+        data = jsonWithinLimit(input.data, 'data');
+        texts = textGuards.length > 0 ? stringsOf(input.data, 'data', []) : [];
+      }
+      if (textGuards.length > 0) await checkTexts(actor, input.channelId, texts);
+      return insert(actor, {
+        channelId: input.channelId,
+        type: input.type,
+        data,
+        tags: [...new Set(input.tags ?? [])],
+        parentId: input.parentId ?? null,
+        topicId: input.topicId ?? null,
+        fileId: null,
+        media: null,
+      });
+    },
+
+    /** Creates an image or file message whose blobs are written; the caller removes them if this throws. */
+    async createPrepared(actor: MessageActor, input: PreparedMessage): Promise<CreatedMessage> {
+      return insert(actor, {
+        channelId: input.channelId,
+        type: input.type,
+        data: JSON.stringify(input.data),
+        tags: [...new Set(input.tags ?? [])],
+        parentId: input.parentId ?? null,
+        topicId: input.topicId ?? null,
+        fileId: input.media.fileId,
+        media: JSON.stringify(input.media),
+      });
+    },
+
+    /** A message that exists and is not deleted, or 404. */
+    async findLive(messageId: string): Promise<MessageRow> {
+      const row = await store.findById(messageId);
+      if (!row || row.is_deleted === 1) throw notFound('Message');
+      return row;
+    },
+
+    async get(messageId: string): Promise<{ row: MessageRow; channel: ChannelRow; author: UserRow | undefined }> {
+      const row = await store.findById(messageId);
+      if (!row) throw notFound('Message');
+      const [channel, author] = await Promise.all([channels.findById(row.channel_id), users.findById(row.user_id)]);
+      if (!channel) throw notFound('Channel');
+      return { row, channel, author };
+    },
+
+    query: createMessageQuery({ db, dialect, pageTokens }),
+
+    /** Soft delete: the record stays (isDeleted, data emptied), counters drop, blobs go after commit. */
+    async deleteMessage(actor: MessageActor, messageId: string): Promise<CreatedMessage> {
+      const now = clock.now();
+      const row = await db.transaction().execute(async (trx) => {
+        const inTrx = createMessagesStore(trx, dialect);
+        const found = await inTrx.findById(messageId);
+        if (!found) throw notFound('Message');
+        if (found.is_deleted === 1) return found;
+        await inTrx.lockChannel(found.channel_id);
+        const deleted = await inTrx.markDeleted(messageId, now);
+        // Deleted meanwhile by someone else: deleting is idempotent.
+        if (!deleted) return (await inTrx.findById(messageId)) as MessageRow;
+        await inTrx.addToMessageCount(deleted.channel_id, -1);
+        if (deleted.parent_id !== null) await inTrx.addToChildren(deleted.parent_id, -1, now);
+        const event = { type: 'message.deleted', channelId: deleted.channel_id, userId: actor.userId, data: presentMessage(deleted) };
+        await appendEvents(trx, [event], now);
+        return deleted;
+      });
+      if (row.media !== null) await sweepDeletedMedia();
+      return { row, record: presentMessage(row), author: await users.findById(row.user_id) };
+    },
+
+    /** A ChannelCloseHook: closing a channel soft-deletes all its messages inside the close transaction. */
+    async deleteAllOnClose(trx: Executor, channelId: string, now: number): Promise<void> {
+      await createMessagesStore(trx, dialect).deleteAllInChannel(channelId, now);
+      // The sweep reads committed state only, so it never removes blobs of a close that rolled back.
+      sweepSoon();
+    },
+  };
+}
+
+export type MessagesService = ReturnType<typeof createMessagesService>;

@@ -1,0 +1,125 @@
+import type SQLite from 'better-sqlite3';
+import type { Executor } from '../../storage/database.js';
+import type { UserRow } from '../users/users.store.js';
+import type { MessageRow } from './messages.present.js';
+import { type CreateOutcome, type EventOf, type MessageDraft, rowOf } from './messages.store.js';
+
+const MESSAGE_COLUMNS = [
+  'id', 'channel_id', 'segment', 'user_id', 'type', 'data', 'tags', 'parent_id', 'children_number', 'is_deleted', 'file_id',
+  'media', 'flag_count', 'reactions', 'reactions_count', 'edited_at', 'created_at', 'updated_at', 'topic_id',
+] as const satisfies ReadonlyArray<keyof MessageRow>;
+const EVENT_COLUMNS = ['type', 'channel_id', 'user_id', 'recipient_id', 'payload', 'created_at'] as const;
+/** Rows per multi-row INSERT: one statement per chunk instead of one per row. */
+const CHUNK = 32;
+
+type SqlValue = string | number | null;
+
+interface ChannelTally {
+  closed: boolean;
+  lastSegment: number;
+  added: number;
+  lastActivity: number;
+}
+
+/**
+ * The SQLite side of message creation, on prepared statements run straight on better-sqlite3: the
+ * rules of MessagesStore.insertBatch without a query builder on the server's busiest path.
+ *
+ * A batch is one IMMEDIATE transaction. Every check of a draft (channel exists and is open, parent
+ * is a live message of the same channel) is a read made before the draft's first write, so a refused
+ * draft leaves nothing behind and needs no savepoint (savepoints cost a statement journal per page).
+ * Counters are summed in memory and written once per channel, parent and member at the end. An
+ * unexpected error rolls the whole batch back; the group commit then retries its drafts one by one.
+ *
+ * The raw connection is used only while holding Kysely's connection (`db.connection()`), so these
+ * statements never land inside a Kysely transaction that is waiting on an await.
+ */
+export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database) {
+  const readChannel = sqlite.prepare<[string], { is_closed: number; last_segment: number }>(
+    'select is_closed, last_segment from channels where id = ?',
+  );
+  const isLiveParent = sqlite.prepare<[string, string], { one: number }>(
+    'select 1 as one from messages where id = ? and channel_id = ? and is_deleted = 0',
+  );
+  const insertTag = sqlite.prepare<[string, string]>('insert or ignore into message_tags (message_id, tag) values (?, ?)');
+  /** `insert into table (columns) values (?, ...), ...` for n rows, prepared once per n. */
+  const multiInsert = (table: string, columns: readonly string[]) => {
+    const byCount = new Map<number, SQLite.Statement<SqlValue[]>>();
+    const row = `(${columns.map(() => '?').join(', ')})`;
+    return (values: SqlValue[][]): void => {
+      for (let start = 0; start < values.length; start += CHUNK) {
+        const chunk = values.slice(start, start + CHUNK);
+        let statement = byCount.get(chunk.length);
+        if (!statement) {
+          statement = sqlite.prepare<SqlValue[]>(`insert into ${table} (${columns.join(', ')}) values ${Array(chunk.length).fill(row).join(', ')}`);
+          byCount.set(chunk.length, statement);
+        }
+        statement.run(...chunk.flat());
+      }
+    };
+  };
+  const insertMessages = multiInsert('messages', MESSAGE_COLUMNS);
+  // Mirrors events/outbox.ts appendEvents, which is asynchronous and so cannot run in this transaction.
+  const insertEvents = multiInsert('outbox', EVENT_COLUMNS);
+  const updateChannel = sqlite.prepare<[number, number, number, string]>(
+    'update channels set last_segment = ?, message_count = message_count + ?, last_activity = max(coalesce(last_activity, 0), ?) where id = ?',
+  );
+  const addChildren = sqlite.prepare<[number, string]>('update messages set children_number = children_number + ? where id = ?');
+  const touchMember = sqlite.prepare<[number, string, string]>(
+    "update channel_members set last_activity = ? where channel_id = ? and user_id = ? and membership = 'member'",
+  );
+  const findUser = sqlite.prepare<[string], UserRow>('select * from users where id = ?');
+
+  const insertAll = sqlite.transaction((drafts: MessageDraft[], eventOf: EventOf): CreateOutcome[] => {
+    const channels = new Map<string, ChannelTally | null>();
+    const parents = new Map<string, number>();
+    const members = new Map<string, { channelId: string; userId: string; at: number }>();
+    const authors = new Map<string, UserRow | undefined>();
+    const messageValues: SqlValue[][] = [];
+    const eventValues: SqlValue[][] = [];
+    const tagValues: Array<[string, string]> = [];
+
+    const outcomes = drafts.map((draft): CreateOutcome => {
+      let channel = channels.get(draft.channelId);
+      if (channel === undefined) {
+        const found = readChannel.get(draft.channelId);
+        channel = found ? { closed: found.is_closed === 1, lastSegment: found.last_segment, added: 0, lastActivity: 0 } : null;
+        channels.set(draft.channelId, channel);
+      }
+      if (channel === null) return { failure: 'channelNotFound' };
+      if (channel.closed) return { failure: 'channelClosed' };
+      if (draft.parentId !== null && isLiveParent.get(draft.parentId, draft.channelId) === undefined) return { failure: 'parentNotFound' };
+
+      channel.lastSegment += 1;
+      channel.added += 1;
+      channel.lastActivity = Math.max(channel.lastActivity, draft.createdAt);
+      const row = rowOf(draft, channel.lastSegment);
+      messageValues.push(MESSAGE_COLUMNS.map((column) => row[column]));
+      for (const tag of draft.tags) tagValues.push([row.id, tag]);
+      const event = eventOf(row);
+      eventValues.push([event.type, event.channelId ?? null, event.userId ?? null, event.recipientId ?? null, JSON.stringify(event.data ?? null), row.created_at]);
+
+      if (draft.parentId !== null) parents.set(draft.parentId, (parents.get(draft.parentId) ?? 0) + 1);
+      members.set(`${row.channel_id}\u0000${row.user_id}`, { channelId: row.channel_id, userId: row.user_id, at: row.created_at });
+      if (!authors.has(row.user_id)) authors.set(row.user_id, findUser.get(row.user_id));
+      return { row, author: authors.get(row.user_id), event };
+    });
+
+    insertMessages(messageValues);
+    for (const [messageId, tag] of tagValues) insertTag.run(messageId, tag);
+    insertEvents(eventValues);
+    for (const [channelId, channel] of channels) {
+      if (channel && channel.added > 0) updateChannel.run(channel.lastSegment, channel.added, channel.lastActivity, channelId);
+    }
+    for (const [parentId, added] of parents) addChildren.run(added, parentId);
+    for (const member of members.values()) touchMember.run(member.at, member.channelId, member.userId);
+    return outcomes;
+  });
+
+  return {
+    /** One transaction for the whole batch; an unexpected error rolls all of it back (the caller retries singly). */
+    insertBatch(drafts: MessageDraft[], eventOf: EventOf): Promise<CreateOutcome[]> {
+      return db.connection().execute(async () => insertAll.immediate(drafts, eventOf));
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { type Automaton, buildAutomaton } from './automaton.js';
+import { foldRule, foldText } from './fold.js';
+import { extractLinks, hostWithinDnsLimits, type Link, parseWhitelistRule } from './links.js';
+
+/**
+ * The enabled rules compiled into one checker: an Aho-Corasick automaton for every blacklisted word
+ * and a host index for the whitelist, so checking a text costs the same with ten rules or ten
+ * thousand. Rules are literals, never regular expressions ("a.b" does not match "axb").
+ */
+export interface BlacklistEntry {
+  word: string;
+  exactWord: boolean;
+}
+
+export type Violation = { kind: 'blacklisted'; word: string } | { kind: 'notWhitelisted'; link: string };
+
+export interface Matcher {
+  /** The first rule the text breaks, or null. */
+  check(text: string): Violation | null;
+  readonly blacklistSize: number;
+  readonly whitelistSize: number;
+}
+
+interface HostRules {
+  /** A rule without a path allows the whole host. */
+  anyPath: boolean;
+  /** Path prefixes, "/a/b", each allowing itself and everything below it. */
+  paths: Set<string>;
+}
+
+function compileBlacklist(entries: readonly BlacklistEntry[]): { automaton: Automaton; words: string[] } {
+  const patterns: Int32Array[] = [];
+  const words: string[] = [];
+  for (const entry of entries) {
+    const pattern = foldRule(entry.word, entry.exactWord);
+    if (pattern.length === 0) continue;
+    patterns.push(pattern);
+    words.push(entry.word);
+  }
+  return { automaton: buildAutomaton(patterns), words };
+}
+
+function compileWhitelist(urls: readonly string[]): Map<string, HostRules> {
+  const hosts = new Map<string, HostRules>();
+  for (const url of urls) {
+    const rule = parseWhitelistRule(url);
+    if (!rule) continue;
+    let entry = hosts.get(rule.host);
+    if (!entry) {
+      entry = { anyPath: false, paths: new Set() };
+      hosts.set(rule.host, entry);
+    }
+    if (rule.path === '') entry.anyPath = true;
+    else entry.paths.add(rule.path);
+  }
+  return hosts;
+}
+
+/** "/a/b/c" -> "/a", "/a/b", "/a/b/c": the rule paths that would allow it. */
+function prefixesOf(path: string): string[] {
+  const prefixes: string[] = [];
+  for (let slash = path.indexOf('/', 1); slash !== -1; slash = path.indexOf('/', slash + 1)) prefixes.push(path.slice(0, slash));
+  if (path !== '') prefixes.push(path);
+  return prefixes;
+}
+
+/** Allowed when a rule names the host or a parent domain of it, with no path or a prefix of the link's path. */
+function isAllowed(hosts: Map<string, HostRules>, link: Link): boolean {
+  // No rule names a host beyond DNS's limits (rules are validated), so no such link is allowed; checked
+  // first, because the walk below over a 100,000-character host of 50,000 labels would be quadratic.
+  if (!hostWithinDnsLimits(link.host)) return false;
+  let prefixes: string[] | null = null;
+  let host = link.host;
+  for (;;) {
+    const entry = hosts.get(host);
+    if (entry) {
+      if (entry.anyPath) return true;
+      prefixes ??= prefixesOf(link.path);
+      for (const prefix of prefixes) if (entry.paths.has(prefix)) return true;
+    }
+    const dot = host.indexOf('.');
+    if (dot === -1 || host.startsWith('[')) return false;
+    host = host.slice(dot + 1);
+  }
+}
+
+export function compileMatcher(rules: { blacklist: readonly BlacklistEntry[]; whitelist: readonly string[] }): Matcher {
+  const { automaton, words } = compileBlacklist(rules.blacklist);
+  const hosts = compileWhitelist(rules.whitelist);
+  const checkBlacklist = words.length > 0;
+  const checkLinks = hosts.size > 0;
+  return {
+    blacklistSize: words.length,
+    whitelistSize: hosts.size,
+    check(text) {
+      if (checkBlacklist) {
+        const { codes, length } = foldText(text, true);
+        const hit = automaton.firstMatch(codes, length);
+        if (hit !== -1) return { kind: 'blacklisted', word: words[hit] as string };
+      }
+      if (checkLinks) {
+        for (const link of extractLinks(text)) if (!isAllowed(hosts, link)) return { kind: 'notWhitelisted', link: link.text };
+      }
+      return null;
+    },
+  };
+}
+
+export const EMPTY_MATCHER: Matcher = compileMatcher({ blacklist: [], whitelist: [] });

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import type { EventBus } from '../../events/bus.js';
+import { AppError } from '../../http/errors.js';
+import type { Executor } from '../../storage/database.js';
+import { compileMatcher, EMPTY_MATCHER, type Matcher, type Violation } from './matcher.js';
+import { createRulesStore } from './rules.store.js';
+
+/** Bus topic announcing a rule change; the message is the new rules version. */
+export const RULES_TOPIC = 'moderation.rules';
+/** How old a matcher may be before a check first asks the database whether rules changed. */
+export const STALE_AFTER_MS = 1000;
+
+/** A piece of user text and where it sits in the request (`data.text`, `caption`). */
+export interface CheckedText {
+  field: string;
+  text: string;
+}
+
+function errorOf(violation: Violation, field: string): AppError {
+  if (violation.kind === 'blacklisted') {
+    // The word itself is not named: the answer goes to whoever wrote the text.
+    return new AppError('blacklisted', undefined, { detail: [{ field: `body.${field}`, message: 'contains a blacklisted word' }] });
+  }
+  return new AppError('notWhitelisted', undefined, {
+    detail: [{ field: `body.${field}`, message: `the link ${violation.link.slice(0, 200)} is not whitelisted` }],
+  });
+}
+
+/** Every string value inside custom data, with its path; iterative, so deep nesting cannot overflow. */
+function stringsOf(value: unknown, field: string): CheckedText[] {
+  const found: CheckedText[] = [];
+  const stack: Array<[unknown, string]> = [[value, field]];
+  while (stack.length > 0) {
+    const [item, path] = stack.pop() as [unknown, string];
+    if (typeof item === 'string') found.push({ field: path, text: item });
+    else if (Array.isArray(item)) item.forEach((child, index) => stack.push([child, `${path}[${index}]`]));
+    else if (item !== null && typeof item === 'object') {
+      for (const [key, child] of Object.entries(item)) stack.push([child, `${path}.${key}`]);
+    }
+  }
+  return found.reverse();
+}
+
+/**
+ * Holds the enabled rules compiled into one matcher and keeps it current:
+ * - on this instance, the rules service calls rebuild() right after a rule write commits;
+ * - other instances hear of it on the event bus (RULES_TOPIC) and rebuild at once;
+ * - as a safety net (a lost bus message, no shared bus), a check made when the matcher is more than
+ *   STALE_AFTER_MS old first reads the rules version from the database (one primary-key read, at
+ *   most once a second per instance) and rebuilds if it changed.
+ */
+export function createModerationService(deps: {
+  db: Executor;
+  bus: EventBus | null;
+  onBackgroundError?: (error: unknown) => void;
+  /** Monotonic milliseconds; injectable for tests. */
+  now?: () => number;
+}) {
+  const store = createRulesStore(deps.db);
+  const now = deps.now ?? (() => performance.now());
+  let matcher: Matcher = EMPTY_MATCHER;
+  let loadedVersion: string | null = null;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let current: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | null = null;
+  let checking: Promise<void> | null = null;
+
+  async function load(): Promise<void> {
+    // The version is read before the rules: rules newer than the version only cause one more rebuild.
+    const version = await store.readVersion();
+    const rows = await store.listEnabled();
+    matcher = compileMatcher({
+      blacklist: rows.filter((row) => row.kind === 'blacklist').map((row) => ({ word: row.pattern, exactWord: row.is_match_exact_word === 1 })),
+      whitelist: rows.filter((row) => row.kind === 'whitelist').map((row) => row.pattern),
+    });
+    loadedVersion = version;
+    checkedAt = now();
+  }
+
+  /** Recompiles from the database. Rebuilds run one at a time; callers arriving while one waits share it. */
+  function rebuild(): Promise<void> {
+    if (queued) return queued;
+    const next = current
+      .catch(() => undefined)
+      .then(() => {
+        queued = null;
+        return load();
+      });
+    queued = next;
+    current = next;
+    return next;
+  }
+
+  async function refreshIfStale(): Promise<void> {
+    if (now() - checkedAt < STALE_AFTER_MS) return;
+    checking ??= (async () => {
+      try {
+        if ((await store.readVersion()) !== loadedVersion) await rebuild();
+      } finally {
+        checkedAt = now();
+        checking = null;
+      }
+    })();
+    await checking;
+  }
+
+  function checkText(text: string, field = 'data.text'): void {
+    const violation = matcher.check(text);
+    if (violation) throw errorOf(violation, field);
+  }
+
+  return {
+    rebuild,
+    refreshIfStale,
+    checkText,
+
+    /** Checks every string value of custom data (keys are not text). */
+    checkValues(value: unknown, field = 'data'): void {
+      for (const item of stringsOf(value, field)) checkText(item.text, item.field);
+    },
+
+    /** The messages module's text guard: texts, custom data strings and captions before any write. */
+    async guard(_actor: unknown, input: { texts: readonly CheckedText[] }): Promise<void> {
+      await refreshIfStale();
+      for (const item of input.texts) checkText(item.text, item.field);
+    },
+
+    /** Loads the rules and listens for changes made on other instances. */
+    async start(): Promise<void> {
+      await rebuild();
+      await deps.bus?.subscribe(RULES_TOPIC, (version) => {
+        if (version === loadedVersion) return;
+        rebuild().catch((error: unknown) => deps.onBackgroundError?.(error));
+      });
+    },
+
+    /** A fresh version stamp for a rule write. */
+    newVersion: (): string => randomUUID(),
+
+    /** Tells the other instances that rules changed (after the write committed and this one rebuilt). */
+    announce(version: string): void {
+      deps.bus?.publish(RULES_TOPIC, version).catch((error: unknown) => deps.onBackgroundError?.(error));
+    },
+
+    get stats() {
+      return { version: loadedVersion, blacklist: matcher.blacklistSize, whitelist: matcher.whitelistSize };
+    },
+  };
+}
+
+export type ModerationService = ReturnType<typeof createModerationService>;

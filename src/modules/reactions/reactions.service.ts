@@ -1,0 +1,177 @@
+import type { Clock } from '../../clock.js';
+import { appendEvents } from '../../events/outbox.js';
+import { AppError, notFound } from '../../http/errors.js';
+import type { Paging, PageTokens } from '../../http/paging.js';
+import type { Dialect, Executor } from '../../storage/database.js';
+import { newObjectId } from '../../storage/ids.js';
+import { createChannelsStore } from '../channels/channels.store.js';
+import { createUsersStore, type UserRow } from '../users/users.store.js';
+import { presentReactionEvent, type ReactionSummary } from './reactions.present.js';
+import { createReactionsStore, type ReactedMessage, type ReactionRow, type ReactionsStore } from './reactions.store.js';
+
+/** Who reacts: the admin's own user on the admin API, the caller on the client API. */
+export interface ReactionActor {
+  userId: string;
+}
+
+export interface ReactionChange {
+  reaction: ReactionRow;
+  summary: ReactionSummary;
+}
+
+export interface ReactorsQuery {
+  messageId: string;
+  reactionName?: string | undefined;
+  skip?: number | undefined;
+  limit?: number | undefined;
+  token?: string | undefined;
+}
+
+/** Reactors per page when `options.limit` is absent; the schema caps it at 100. */
+export const DEFAULT_REACTORS_LIMIT = 20;
+/** `limit` 0 or absent on most-reacted means this many (API contract: default 0). */
+export const DEFAULT_MOST_REACTED_LIMIT = 10;
+
+interface ReactorCursor extends Record<string, unknown> {
+  /** The message the token pages. */
+  m: string;
+  /** The reactionName filter, '' for none. */
+  n: string;
+  /** The reaction id to continue from, exclusive. */
+  r: string;
+  d: 'n' | 'p';
+}
+
+const isReactorCursor = (value: Record<string, unknown>): value is ReactorCursor =>
+  typeof value.m === 'string' && typeof value.n === 'string' && typeof value.r === 'string' && (value.d === 'n' || value.d === 'p');
+
+function liveOrNotFound(message: ReactedMessage | undefined): ReactedMessage {
+  if (!message || message.is_deleted === 1) throw notFound('Message');
+  return message;
+}
+
+export function createReactionsService(deps: { db: Executor; dialect: Dialect; clock: Clock; pageTokens: PageTokens }) {
+  const { db, dialect, clock, pageTokens } = deps;
+  const store = createReactionsStore(db, dialect);
+  const channels = createChannelsStore(db, dialect);
+  const users = createUsersStore(db);
+
+  /** Rebuilds the message's `reactions` map and `reactionsCount` from its counts, inside the change's transaction. */
+  async function refreshSummary(inTrx: ReactionsStore, message: ReactedMessage, now: number): Promise<ReactionSummary> {
+    const reactions: Record<string, number> = {};
+    let reactionsCount = 0;
+    for (const row of await inTrx.countsOf(message.id)) {
+      reactions[row.reaction_name] = row.reaction_count;
+      reactionsCount += row.reaction_count;
+    }
+    await inTrx.writeSummary(message.id, JSON.stringify(reactions), reactionsCount, now);
+    return { messageId: message.id, channelId: message.channel_id, reactions, reactionsCount };
+  }
+
+  /**
+   * One reaction change in one transaction: lock the message, change the reaction row and its count,
+   * rebuild the summary, append the event. All or nothing.
+   */
+  async function change(
+    messageId: string,
+    apply: (inTrx: ReactionsStore, message: ReactedMessage, now: number) => Promise<ReactionRow>,
+    eventType: 'reaction.added' | 'reaction.removed',
+    actor: ReactionActor,
+  ): Promise<ReactionChange> {
+    const now = clock.now();
+    return db.transaction().execute(async (trx) => {
+      const inTrx = createReactionsStore(trx, dialect);
+      const message = liveOrNotFound(await inTrx.lockMessage(messageId));
+      const reaction = await apply(inTrx, message, now);
+      const summary = await refreshSummary(inTrx, message, now);
+      await appendEvents(trx, [{ type: eventType, channelId: message.channel_id, userId: actor.userId, data: presentReactionEvent(reaction, summary) }], now);
+      return { reaction, summary };
+    });
+  }
+
+  return {
+    async add(actor: ReactionActor, messageId: string, reactionName: string): Promise<ReactionChange> {
+      return change(
+        messageId,
+        async (inTrx, message, now) => {
+          const row: ReactionRow = { id: newObjectId(now), message_id: message.id, user_id: actor.userId, reaction_name: reactionName, created_at: now };
+          if (!(await inTrx.insertReaction(row))) throw new AppError('alreadyExists', `Reaction ${reactionName} already exists on this message.`);
+          await inTrx.addToCount(message.id, reactionName, 1);
+          return row;
+        },
+        'reaction.added',
+        actor,
+      );
+    },
+
+    async remove(actor: ReactionActor, messageId: string, reactionName: string): Promise<ReactionChange> {
+      return change(
+        messageId,
+        async (inTrx, message) => {
+          const existing = await inTrx.findReaction(message.id, actor.userId, reactionName);
+          if (!existing || !(await inTrx.deleteReaction(existing.id))) throw notFound('Reaction');
+          await inTrx.addToCount(message.id, reactionName, -1);
+          return existing;
+        },
+        'reaction.removed',
+        actor,
+      );
+    },
+
+    /** The reactors of a live message, in reaction order, paged by skip + limit or by token. */
+    async reactors(query: ReactorsQuery): Promise<{ rows: ReactionRow[]; users: UserRow[]; paging: Paging }> {
+      liveOrNotFound(await store.findMessage(query.messageId));
+      const limit = query.limit ?? DEFAULT_REACTORS_LIMIT;
+      let reactionName = query.reactionName ?? null;
+      let cursor: ReactorCursor | null = null;
+      if (query.token !== undefined) {
+        cursor = pageTokens.decode(query.token, isReactorCursor);
+        // A token pages the listing it came from; used on another message or filter it is not valid.
+        if (cursor.m !== query.messageId || (reactionName !== null && reactionName !== cursor.n)) throw new AppError('badRequest', 'Query token is invalid.');
+        reactionName = cursor.n === '' ? null : cursor.n;
+      }
+      const backwards = cursor?.d === 'p';
+      const fetched = await store.listReactors({
+        messageId: query.messageId,
+        reactionName,
+        afterId: cursor?.d === 'n' ? cursor.r : null,
+        beforeId: backwards ? (cursor as ReactorCursor).r : null,
+        skip: cursor === null ? (query.skip ?? 0) : 0,
+        order: backwards ? 'desc' : 'asc',
+        limit: limit + 1,
+      });
+      const hasMore = fetched.length > limit;
+      const page = fetched.slice(0, limit);
+      const rows = backwards ? page.reverse() : page;
+      const first = rows[0];
+      const last = rows[rows.length - 1];
+      const tokenAt = (row: ReactionRow, d: 'n' | 'p') => pageTokens.encode({ m: query.messageId, n: reactionName ?? '', r: row.id, d });
+      const hasEarlier = backwards ? hasMore : cursor !== null || (query.skip ?? 0) > 0;
+      const paging: Paging = {
+        next: last && (backwards || hasMore) ? tokenAt(last, 'n') : null,
+        prev: first && hasEarlier ? tokenAt(first, 'p') : null,
+      };
+      const reactors = await users.findByIds([...new Set(rows.map((row) => row.user_id))]);
+      return { rows, users: reactors, paging };
+    },
+
+    /** Live messages with the most reactions of one name, most first (limit 1..100, already defaulted). */
+    async mostReacted(reactionName: string, limit: number): Promise<Array<{ messageId: string; reactionsCount: number }>> {
+      const rows = await store.mostReacted(reactionName, limit);
+      return rows.map((row) => ({ messageId: row.message_id, reactionsCount: row.reaction_count }));
+    },
+
+    /**
+     * For the client API: the live message, provided the user is a member of its channel. Missing or
+     * deleted is 404; not a member (never joined, left, or banned) is 403 / 400301.
+     */
+    async messageForMember(userId: string, messageId: string): Promise<ReactedMessage> {
+      const message = liveOrNotFound(await store.findMessage(messageId));
+      const member = await channels.findMember(message.channel_id, userId);
+      if (member?.membership !== 'member') throw new AppError('permissionDenied', 'Not a member of the channel.');
+      return message;
+    },
+  };
+}
+
+export type ReactionsService = ReturnType<typeof createReactionsService>;

@@ -1,0 +1,187 @@
+import type { WebSocket } from 'ws';
+import type { OutboxEvent } from '../../events/outbox.js';
+import type { RealtimeStore } from './realtime.store.js';
+
+/**
+ * The sockets held by this instance and the routing of outbox events to them. Every instance runs
+ * its own gateway fed by its own outbox relay, so an event committed anywhere reaches sockets
+ * everywhere; the database is the only copy of an event, which is what makes resume exact.
+ */
+export interface GatewayOptions {
+  /** Ping interval; a socket that did not answer the previous ping is dropped. */
+  heartbeatMs: number;
+  /** A socket whose unsent bytes pass this is disconnected rather than allowed to grow memory. */
+  maxBufferedBytes: number;
+  /** At most this many missed events are replayed on resume; beyond it the client must resync. */
+  maxResumeEvents: number;
+}
+
+export const DEFAULT_GATEWAY_OPTIONS: GatewayOptions = { heartbeatMs: 30_000, maxBufferedBytes: 1024 * 1024, maxResumeEvents: 10_000 };
+
+/** Close codes (4000-4999 are the application's). */
+export const CLOSE_SLOW_CONSUMER = 4008;
+export const CLOSE_RESYNC = 4009;
+
+interface Connection {
+  userId: string;
+  socket: WebSocket;
+  channels: Set<string>;
+  lastSentId: number;
+  /** While the missed events are read, live ones wait here. */
+  pending: OutboxEvent[] | null;
+  alive: boolean;
+}
+
+interface MemberChange {
+  userIds?: unknown;
+  channel?: { isClosed?: unknown };
+}
+
+function usersOf(event: OutboxEvent): string[] {
+  const ids = (event.data as MemberChange | null)?.userIds;
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+}
+
+export function createRealtimeGateway(deps: { store: RealtimeStore; options?: Partial<GatewayOptions> }) {
+  const options = { ...DEFAULT_GATEWAY_OPTIONS, ...deps.options };
+  const byChannel = new Map<string, Set<Connection>>();
+  const byUser = new Map<string, Set<Connection>>();
+  const all = new Set<Connection>();
+
+  function join(connection: Connection, channelId: string): void {
+    connection.channels.add(channelId);
+    const set = byChannel.get(channelId) ?? new Set();
+    set.add(connection);
+    byChannel.set(channelId, set);
+  }
+
+  function leave(connection: Connection, channelId: string): void {
+    connection.channels.delete(channelId);
+    const set = byChannel.get(channelId);
+    set?.delete(connection);
+    if (set?.size === 0) byChannel.delete(channelId);
+  }
+
+  function drop(connection: Connection): void {
+    if (!all.delete(connection)) return;
+    for (const channelId of connection.channels) leave(connection, channelId);
+    const mine = byUser.get(connection.userId);
+    mine?.delete(connection);
+    if (mine?.size === 0) byUser.delete(connection.userId);
+  }
+
+  const frames = new WeakMap<OutboxEvent, Buffer>();
+  /**
+   * One serialization and one UTF-8 encoding per event, however many sockets receive it: `ws` would
+   * otherwise encode a string anew for every socket, which dominates a fan-out to a large channel.
+   */
+  function frameOf(event: OutboxEvent): Buffer {
+    let frame = frames.get(event);
+    if (frame === undefined) {
+      frame = Buffer.from(JSON.stringify({ id: event.id, type: event.type, data: event.data }), 'utf8');
+      frames.set(event, frame);
+    }
+    return frame;
+  }
+
+  function send(connection: Connection, event: OutboxEvent): void {
+    if (connection.pending) {
+      connection.pending.push(event);
+      return;
+    }
+    if (event.id <= connection.lastSentId) return;
+    connection.lastSentId = event.id;
+    // binary: false keeps it a text frame, which is what clients parse as JSON.
+    connection.socket.send(frameOf(event), { binary: false });
+    if (connection.socket.bufferedAmount > options.maxBufferedBytes) {
+      // A peer that does not read must not hold the server's memory: cut it; it resumes from its last id.
+      connection.socket.terminate();
+      drop(connection);
+    }
+  }
+
+  /** Membership changes move sockets between channels: joiners before delivery, leavers after. */
+  function route(event: OutboxEvent): void {
+    if (event.recipientId) {
+      for (const connection of byUser.get(event.recipientId) ?? []) send(connection, event);
+      if (!event.channelId) return;
+    }
+    if (!event.channelId) return;
+    const channelId = event.channelId;
+    if (event.type === 'member.added') {
+      for (const userId of usersOf(event)) for (const connection of byUser.get(userId) ?? []) join(connection, channelId);
+    }
+    for (const connection of [...(byChannel.get(channelId) ?? [])]) send(connection, event);
+    if (event.type === 'member.removed') {
+      for (const userId of usersOf(event)) for (const connection of byUser.get(userId) ?? []) leave(connection, channelId);
+    }
+    if (event.type === 'channel.updated' && (event.data as MemberChange | null)?.channel?.isClosed === true) {
+      for (const connection of [...(byChannel.get(channelId) ?? [])]) leave(connection, channelId);
+    }
+  }
+
+  const heartbeat = setInterval(() => {
+    for (const connection of all) {
+      if (!connection.alive) {
+        connection.socket.terminate();
+        drop(connection);
+        continue;
+      }
+      connection.alive = false;
+      connection.socket.ping();
+    }
+  }, options.heartbeatMs);
+  heartbeat.unref();
+
+  return {
+    /**
+     * Registers a socket and first replays, from the database, what happened after `since` (a frame id
+     * the client saw, or where a fresh stream starts): live events wait until the replay is sent.
+     */
+    async attach(userId: string, socket: WebSocket, since: number): Promise<void> {
+      const connection: Connection = { userId, socket, channels: new Set(), lastSentId: 0, pending: [], alive: true };
+      socket.on('pong', () => {
+        connection.alive = true;
+      });
+      socket.on('close', () => drop(connection));
+      socket.on('error', () => drop(connection));
+      // Registered before reading, so nothing committed from here on can fall between the two.
+      all.add(connection);
+      const mine = byUser.get(userId) ?? new Set();
+      mine.add(connection);
+      byUser.set(userId, mine);
+      const channelIds = await deps.store.channelIdsOf(userId);
+      for (const channelId of channelIds) join(connection, channelId);
+
+      connection.lastSentId = since;
+      const missed = await deps.store.eventsFor(userId, channelIds, since, options.maxResumeEvents + 1);
+      if (missed.length > options.maxResumeEvents) {
+        socket.close(CLOSE_RESYNC, 'too many missed events: reload, then reconnect without since');
+        drop(connection);
+        return;
+      }
+      const waiting = connection.pending ?? [];
+      connection.pending = null;
+      for (const event of missed) send(connection, event);
+      for (const event of waiting) send(connection, event);
+    },
+
+    deliver(events: OutboxEvent[]): void {
+      for (const event of events) route(event);
+    },
+
+    get connectionCount(): number {
+      return all.size;
+    },
+
+    close(): void {
+      clearInterval(heartbeat);
+      for (const connection of all) connection.socket.close(1001, 'server shutting down');
+      all.clear();
+      byChannel.clear();
+      byUser.clear();
+    },
+  };
+}
+
+export type RealtimeGateway = ReturnType<typeof createRealtimeGateway>;

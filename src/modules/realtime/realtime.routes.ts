@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import { bearerTokenOf, type EndUserAuthenticator } from '../../http/auth.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import type { RealtimeGateway } from './realtime.gateway.js';
+
+/**
+ * GET /client/v1/stream upgrades to a WebSocket. The token comes in `?token=` (browsers cannot set
+ * headers on a WebSocket) or a Bearer header; a bad one is refused with the usual HTTP error before
+ * the upgrade. `?since=<id>` replays what was missed after that frame id.
+ */
+export function registerRealtimeRoutes(
+  app: TypedApp,
+  deps: {
+    gateway: RealtimeGateway;
+    authenticate: EndUserAuthenticator;
+    /** The last event id this instance has routed: where a stream opened without `since` starts. */
+    startingPoint: () => number;
+  },
+): void {
+  const startOf = new WeakMap<object, number>();
+  app.get(
+    '/client/v1/stream',
+    {
+      websocket: true,
+      schema: {
+        tags: ['real time'],
+        summary: 'Real-time event stream (WebSocket)',
+        querystring: Type.Object({
+          token: Type.Optional(Type.String({ maxLength: 512 })),
+          since: Type.Optional(Type.Integer({ minimum: 0 })),
+        }),
+      },
+      preValidation: async (request) => {
+        const query = request.query as { token?: string; since?: number };
+        request.principal = await deps.authenticate(query.token ?? bearerTokenOf(request));
+        // A stream without `since` starts now, and "now" is fixed before the upgrade completes: the
+        // client may write the moment its socket opens, and the server is still loading the user's
+        // channels then. Replaying from this point (from the database) loses nothing in between.
+        if (query.since === undefined) startOf.set(request, deps.startingPoint());
+      },
+    },
+    (socket, request) => {
+      const principal = request.principal;
+      if (principal === null) {
+        socket.close(1008, 'unauthorized');
+        return;
+      }
+      // Frames from the client carry nothing the server acts on; the connection is one-way.
+      socket.on('message', () => undefined);
+      const since = (request.query as { since?: number }).since ?? startOf.get(request) ?? deps.startingPoint();
+      deps.gateway.attach(principal.userId, socket, since).catch((error: unknown) => {
+        request.log.warn({ err: error }, 'stream attach failed');
+        socket.close(1011, 'internal error');
+      });
+    },
+  );
+}

@@ -1,0 +1,185 @@
+import crypto, { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import type { Executor } from '../../storage/database.js';
+import { newObjectId } from '../../storage/ids.js';
+import { createUsersStore } from '../users/users.store.js';
+import { createTokensStore, type TokenRow } from './tokens.store.js';
+
+export type TokenKind = 'admin' | 'user' | 'bot';
+
+/** Who is calling, as resolved from a bearer token. */
+export interface Principal {
+  kind: TokenKind;
+  userId: string;
+  tokenId: string;
+  scope: string | null;
+  clientId: string | null;
+}
+
+export interface IssuedToken {
+  token: string;
+  id: string;
+  expiresAt: number | null;
+}
+
+/**
+ * One-shot hashing (Node >= 20.12) costs half of a Hash object; every authenticated request hashes
+ * its token, so the difference showed in the message create profile. Older Node 20s fall back.
+ */
+const sha256Hex: (text: string) => string =
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** Tokens are stored only as SHA-256; a lookup by hash leaks nothing about the token through timing. */
+export function hashToken(token: string): string {
+  return sha256Hex(token);
+}
+
+export function generateToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+const ENV_ADMIN_TOKEN_NAME = 'PARLEY_ADMIN_TOKEN';
+
+/**
+ * Admin tokens that resolved recently, by hash: the admin API's hot paths (message create) would
+ * otherwise spend a query per request on the same token. Only positive answers for admin tokens are
+ * kept, for ADMIN_TOKEN_CACHE_MS. The cache belongs to the database handle, so a revocation made by
+ * any TokensService of this process clears it at once; one made by another process (the CLI on the
+ * same database, another instance) takes effect within ADMIN_TOKEN_CACHE_MS. Expiry is checked on
+ * every request. User and bot tokens are never cached.
+ */
+export const ADMIN_TOKEN_CACHE_MS = 2000;
+const ADMIN_TOKEN_CACHE_SIZE = 1000;
+
+interface CachedPrincipal {
+  principal: Principal;
+  expiresAt: number | null;
+  cachedAt: number;
+}
+
+const adminCaches = new WeakMap<Executor, Map<string, CachedPrincipal>>();
+
+function adminCacheOf(db: Executor): Map<string, CachedPrincipal> {
+  let cache = adminCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    adminCaches.set(db, cache);
+  }
+  return cache;
+}
+
+export function adminUserIdFor(name: string): string {
+  return `admin-${name}`;
+}
+
+export function createTokensService(deps: { db: Executor; clock: Clock }) {
+  const store = createTokensStore(deps.db);
+  const users = createUsersStore(deps.db);
+  const adminCache = adminCacheOf(deps.db);
+
+  async function ensureAdminUser(name: string): Promise<string> {
+    const userId = adminUserIdFor(name);
+    await users.insertIfMissing({ id: userId, kind: 'admin', displayName: `Admin ${name}`, now: deps.clock.now() });
+    return userId;
+  }
+
+  return {
+    async issue(input: {
+      kind: TokenKind;
+      userId: string;
+      name?: string | null;
+      clientId?: string | null;
+      scope?: string | null;
+      expiresInMs?: number | null;
+      token?: string;
+      /** The sign-in grant (authorization code id) the token comes from, so a replay can revoke it. */
+      grantId?: string | null;
+    }): Promise<IssuedToken> {
+      const now = deps.clock.now();
+      const token = input.token ?? generateToken();
+      const row: TokenRow = {
+        token_hash: hashToken(token),
+        id: newObjectId(now),
+        kind: input.kind,
+        user_id: input.userId,
+        name: input.name ?? null,
+        client_id: input.clientId ?? null,
+        scope: input.scope ?? null,
+        expires_at: input.expiresInMs ? now + input.expiresInMs : null,
+        revoked_at: null,
+        created_at: now,
+        grant_id: input.grantId ?? null,
+      };
+      await store.insert(row);
+      return { token, id: row.id, expiresAt: row.expires_at };
+    },
+
+    /** Answers the principal of a live token, or null for unknown, revoked and expired ones. */
+    async resolve(token: string): Promise<Principal | null> {
+      const tokenHash = hashToken(token);
+      const cached = adminCache.get(tokenHash);
+      if (cached) {
+        // Real time, not the adjustable clock: the cache's age is about this process, not the domain.
+        const fresh = Date.now() - cached.cachedAt < ADMIN_TOKEN_CACHE_MS;
+        const live = cached.expiresAt === null || cached.expiresAt > deps.clock.now();
+        if (fresh && live) return cached.principal;
+        adminCache.delete(tokenHash);
+      }
+      const row = await store.findByHash(tokenHash);
+      if (!row || row.revoked_at !== null) return null;
+      if (row.expires_at !== null && row.expires_at <= deps.clock.now()) return null;
+      const principal: Principal = { kind: row.kind as TokenKind, userId: row.user_id, tokenId: row.id, scope: row.scope, clientId: row.client_id };
+      if (principal.kind === 'admin') {
+        if (adminCache.size >= ADMIN_TOKEN_CACHE_SIZE) adminCache.clear();
+        adminCache.set(tokenHash, { principal, expiresAt: row.expires_at, cachedAt: Date.now() });
+      }
+      return principal;
+    },
+
+    async createAdminToken(name: string): Promise<IssuedToken & { userId: string }> {
+      if (await store.findActiveByName('admin', name)) {
+        throw new Error(`An admin token named "${name}" already exists; revoke it first or pick another name.`);
+      }
+      const userId = await ensureAdminUser(name);
+      return { ...(await this.issue({ kind: 'admin', userId, name })), userId };
+    },
+
+    async listAdminTokens(): Promise<TokenRow[]> {
+      return store.listByKind('admin');
+    },
+
+    async revokeAdminToken(idOrName: string): Promise<number> {
+      adminCache.clear();
+      return store.revoke('admin', idOrName, deps.clock.now());
+    },
+
+    /** PARLEY_ADMIN_TOKEN replaces whatever token that name held at the previous start. */
+    async installEnvironmentAdminToken(token: string): Promise<void> {
+      adminCache.clear();
+      const userId = await ensureAdminUser('env');
+      const current = await store.findByHash(hashToken(token));
+      // Several instances start with the same variable: the first one installs it, the rest see it.
+      if (current && current.revoked_at === null && current.name === ENV_ADMIN_TOKEN_NAME) return;
+      await deps.db.transaction().execute(async (trx) => {
+        const scoped = createTokensStore(trx);
+        await scoped.deleteByName('admin', ENV_ADMIN_TOKEN_NAME);
+        const now = deps.clock.now();
+        await scoped.insertIfAbsent({
+          token_hash: hashToken(token),
+          id: newObjectId(now),
+          kind: 'admin',
+          user_id: userId,
+          name: ENV_ADMIN_TOKEN_NAME,
+          client_id: null,
+          scope: null,
+          expires_at: null,
+          revoked_at: null,
+          created_at: now,
+          grant_id: null,
+        });
+      });
+    },
+  };
+}
+
+export type TokensService = ReturnType<typeof createTokensService>;

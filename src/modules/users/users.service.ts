@@ -1,0 +1,160 @@
+import type { Clock } from '../../clock.js';
+import { AppError, notFound } from '../../http/errors.js';
+import type { PageTokens, Paging } from '../../http/paging.js';
+import type { Executor } from '../../storage/database.js';
+import { jsonWithinLimit } from '../channels/channels.service.js';
+import { hashPassword } from '../identity/passwords.js';
+import { createUsersStore, type UserChanges, type UserRow } from './users.store.js';
+
+export interface UpsertUserInput {
+  userId: string;
+  displayName?: string;
+  roles?: string[];
+  metadata?: Record<string, unknown>;
+  username?: string;
+  password?: string;
+  firstname?: string;
+  lastname?: string;
+  email?: string;
+  position?: string;
+  status?: string;
+  extras?: Record<string, unknown>;
+}
+
+export interface ListUsersInput {
+  search?: string;
+  filter?: 'all' | 'flagged';
+  pageToken?: string;
+  limit?: number;
+}
+
+interface UserCursor extends Record<string, unknown> {
+  u: string;
+  d: 'n' | 'p';
+}
+
+const isUserCursor = (value: Record<string, unknown>): value is UserCursor =>
+  typeof value.u === 'string' && (value.d === 'n' || value.d === 'p');
+
+function isUniqueViolation(error: unknown): boolean {
+  const candidate = error as { code?: unknown; message?: unknown };
+  return candidate.code === '23505' || (typeof candidate.message === 'string' && candidate.message.includes('UNIQUE constraint failed'));
+}
+
+export function createUsersService(deps: {
+  db: Executor;
+  clock: Clock;
+  pageTokens: PageTokens;
+  /** Told after a global ban or unban commits, so caches keyed on a user's standing (bot clients) forget it. */
+  onGlobalBanChanged?: Array<(userId: string) => void>;
+}) {
+  const users = createUsersStore(deps.db);
+
+  async function changesFrom(input: UpsertUserInput): Promise<UserChanges> {
+    const changes: UserChanges = {};
+    if (input.displayName !== undefined) changes.display_name = input.displayName;
+    if (input.roles !== undefined) changes.roles = JSON.stringify([...new Set(input.roles)]);
+    if (input.metadata !== undefined) changes.metadata = jsonWithinLimit(input.metadata, 'metadata');
+    if (input.extras !== undefined) changes.extras = jsonWithinLimit(input.extras, 'extras');
+    if (input.username !== undefined) changes.username = input.username;
+    if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
+    for (const field of ['firstname', 'lastname', 'email', 'position', 'status'] as const) {
+      if (input[field] !== undefined) changes[field] = input[field];
+    }
+    return changes;
+  }
+
+  async function requireUser(userId: string): Promise<UserRow> {
+    const user = await users.findById(userId);
+    if (!user) throw notFound('User');
+    return user;
+  }
+
+  return {
+    requireUser,
+
+    /** Creates the user, or changes only the fields given. */
+    async upsert(input: UpsertUserInput): Promise<UserRow> {
+      const now = deps.clock.now();
+      const changes = await changesFrom(input);
+      try {
+        await deps.db.transaction().execute(async (trx) => {
+          const store = createUsersStore(trx);
+          const existing = await store.findById(input.userId);
+          if (existing) {
+            await store.update(input.userId, changes, now);
+            return;
+          }
+          await store.insert({
+            id: input.userId,
+            kind: 'user',
+            display_name: changes.display_name ?? input.userId,
+            roles: changes.roles ?? '[]',
+            metadata: changes.metadata ?? '{}',
+            flag_count: 0,
+            is_global_ban: 0,
+            username: changes.username ?? null,
+            password_hash: changes.password_hash ?? null,
+            firstname: changes.firstname ?? null,
+            lastname: changes.lastname ?? null,
+            email: changes.email ?? null,
+            position: changes.position ?? null,
+            status: changes.status ?? null,
+            extras: changes.extras ?? '{}',
+            avatar: null,
+            created_at: now,
+            updated_at: now,
+          });
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new AppError('alreadyExists', `Username ${input.username ?? ''} is taken.`);
+        throw error;
+      }
+      return requireUser(input.userId);
+    },
+
+    async list(input: ListUsersInput): Promise<{ rows: UserRow[]; paging: Paging }> {
+      const limit = input.limit ?? 10;
+      const cursor = input.pageToken ? deps.pageTokens.decode(input.pageToken, isUserCursor) : null;
+      const fetched = await users.listPage({
+        search: input.search && input.search !== '' ? input.search : null,
+        flaggedOnly: input.filter === 'flagged',
+        limit,
+        after: cursor?.d === 'n' ? cursor.u : null,
+        before: cursor?.d === 'p' ? cursor.u : null,
+      });
+      const backwards = cursor?.d === 'p';
+      const hasMore = fetched.length > limit;
+      const rows = backwards ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);
+      const first = rows[0];
+      const last = rows[rows.length - 1];
+      return {
+        rows,
+        paging: {
+          next: last && (backwards || hasMore) ? deps.pageTokens.encode({ u: last.id, d: 'n' }) : null,
+          prev: first && (backwards ? hasMore : cursor !== null) ? deps.pageTokens.encode({ u: first.id, d: 'p' }) : null,
+        },
+      };
+    },
+
+    async setGlobalBan(userId: string, banned: boolean): Promise<void> {
+      const user = await requireUser(userId);
+      if (!banned && user.is_global_ban === 0) throw new AppError('alreadyUnbanned', 'User is not banned.');
+      await users.setGlobalBan(userId, banned, deps.clock.now());
+      for (const listener of deps.onGlobalBanChanged ?? []) listener(userId);
+    },
+
+    async clearFlags(userId: string): Promise<void> {
+      await requireUser(userId);
+      await deps.db.transaction().execute((trx) => createUsersStore(trx).clearFlags(userId, deps.clock.now()));
+    },
+
+    /** One flag per flagger and target; the client API's flag action calls this. */
+    async flag(flaggerId: string, targetUserId: string): Promise<boolean> {
+      await requireUser(targetUserId);
+      return deps.db.transaction().execute((trx) => createUsersStore(trx).addFlag(targetUserId, flaggerId, deps.clock.now()));
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;

@@ -1,0 +1,125 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../storage/database.js';
+import type { UsersTable } from '../../storage/schema.js';
+
+export type UserRow = UsersTable;
+
+/** The columns PUT /api/v2/users may change; undefined means "leave as it is". */
+export interface UserChanges {
+  display_name?: string | null;
+  roles?: string;
+  metadata?: string;
+  username?: string | null;
+  password_hash?: string | null;
+  firstname?: string | null;
+  lastname?: string | null;
+  email?: string | null;
+  position?: string | null;
+  status?: string | null;
+  extras?: string;
+  avatar?: string | null;
+}
+
+/** LIKE treats % and _ as wildcards; a search for "50%" must find the literal text. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+export function createUsersStore(db: Executor) {
+  return {
+    async findById(id: string): Promise<UserRow | undefined> {
+      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async findByIds(ids: readonly string[]): Promise<UserRow[]> {
+      if (ids.length === 0) return [];
+      return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+    },
+
+    async insertIfMissing(input: { id: string; kind: string; displayName: string | null; now: number }): Promise<void> {
+      await db
+        .insertInto('users')
+        .values({
+          id: input.id,
+          kind: input.kind,
+          display_name: input.displayName,
+          roles: '[]',
+          metadata: '{}',
+          extras: '{}',
+          flag_count: 0,
+          is_global_ban: 0,
+          created_at: input.now,
+          updated_at: input.now,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    },
+
+    async insert(row: UserRow): Promise<void> {
+      await db.insertInto('users').values(row).execute();
+    },
+
+    async update(id: string, changes: UserChanges, now: number): Promise<void> {
+      await db.updateTable('users').set({ ...changes, updated_at: now }).where('id', '=', id).execute();
+    },
+
+    async findByUsername(username: string): Promise<UserRow | undefined> {
+      return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+    },
+
+    /**
+     * One page of users in id order, after (or before) a keyset position. Answers limit + 1 rows so
+     * the caller knows whether another page exists.
+     */
+    async listPage(query: {
+      search: string | null;
+      flaggedOnly: boolean;
+      limit: number;
+      after: string | null;
+      before: string | null;
+    }): Promise<UserRow[]> {
+      let select = db.selectFrom('users').selectAll();
+      if (query.search) {
+        const pattern = `${escapeLike(query.search.toLowerCase())}%`;
+        // An explicit ESCAPE: SQLite has no default escape character, PostgreSQL's is the same backslash.
+        select = select.where(
+          sql<boolean>`(lower(display_name) like ${pattern} escape '\\' or lower(id) like ${pattern} escape '\\')`,
+        );
+      }
+      if (query.flaggedOnly) select = select.where('flag_count', '>', 0);
+      if (query.before !== null) {
+        const rows = await select.where('id', '<', query.before).orderBy('id', 'desc').limit(query.limit + 1).execute();
+        return rows.reverse();
+      }
+      if (query.after !== null) select = select.where('id', '>', query.after);
+      return select.orderBy('id', 'asc').limit(query.limit + 1).execute();
+    },
+
+    async setGlobalBan(id: string, banned: boolean, now: number): Promise<void> {
+      await db.updateTable('users').set({ is_global_ban: banned ? 1 : 0, updated_at: now }).where('id', '=', id).execute();
+    },
+
+    async clearFlags(id: string, now: number): Promise<void> {
+      await db.deleteFrom('user_flags').where('target_user_id', '=', id).execute();
+      await db.updateTable('users').set({ flag_count: 0, updated_at: now }).where('id', '=', id).execute();
+    },
+
+    /** Adds one flag per flagger; answers false when this flagger had already flagged the user. */
+    async addFlag(targetId: string, flaggerId: string, now: number): Promise<boolean> {
+      const inserted = await db
+        .insertInto('user_flags')
+        .values({ target_user_id: targetId, flagger_id: flaggerId, created_at: now })
+        .onConflict((oc) => oc.columns(['target_user_id', 'flagger_id']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
+      await db
+        .updateTable('users')
+        .set((eb) => ({ flag_count: eb('flag_count', '+', 1), updated_at: now }))
+        .where('id', '=', targetId)
+        .execute();
+      return true;
+    },
+  };
+}
+
+export type UsersStore = ReturnType<typeof createUsersStore>;

@@ -1,0 +1,75 @@
+import { sql } from 'kysely';
+import type { Dialect, Executor } from '../../storage/database.js';
+import type { WebhookDeliveriesTable } from '../../storage/schema.js';
+
+export type DeliveryRow = WebhookDeliveriesTable;
+
+export function createWebhooksStore(db: Executor, dialect: Dialect) {
+  return {
+    /**
+     * Bots with a webhook URL that are members of the channel: the audience of a user's message there.
+     * Read through the caller's executor (the consumer's transaction): on SQLite a query on another
+     * handle would wait for that transaction forever.
+     */
+    async botMembersOf(channelId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('channel_members as m')
+        .innerJoin('users as u', 'u.id', 'm.user_id')
+        .innerJoin('bots as b', 'b.user_id', 'm.user_id')
+        .select('u.id')
+        .where('m.channel_id', '=', channelId)
+        .where('m.membership', '=', 'member')
+        .where('u.kind', '=', 'bot')
+        .where('b.webhook_url', 'is not', null)
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
+    async kindOf(userId: string): Promise<string | undefined> {
+      return (await db.selectFrom('users').select('kind').where('id', '=', userId).executeTakeFirst())?.kind;
+    },
+
+    /** Once per bot and event, whatever the number of times the consumer sees the event. */
+    async schedule(rows: DeliveryRow[]): Promise<void> {
+      if (rows.length === 0) return;
+      await db
+        .insertInto('webhook_deliveries')
+        .values(rows)
+        .onConflict((oc) => oc.columns(['bot_user_id', 'event_id']).doNothing())
+        .execute();
+    },
+
+    /**
+     * Claims due deliveries by pushing their next attempt out by a lease, so another instance (or
+     * this one's next tick) does not send them meanwhile. SKIP LOCKED lets instances share the work.
+     */
+    async claimDue(now: number, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+      const locking = dialect === 'postgres' ? sql` for update skip locked` : sql``;
+      const result = await sql<DeliveryRow>`
+        update webhook_deliveries set next_attempt_at = ${now + leaseMs}
+        where id in (
+          select id from webhook_deliveries
+          where delivered_at is null and gave_up_at is null and next_attempt_at <= ${now}
+          order by next_attempt_at limit ${limit}${locking}
+        )
+        returning *`.execute(db);
+      return result.rows.map((row) => ({ ...row, event_id: Number(row.event_id), next_attempt_at: Number(row.next_attempt_at), created_at: Number(row.created_at) }));
+    },
+
+    async markDelivered(id: string, attempts: number, now: number): Promise<void> {
+      await db.updateTable('webhook_deliveries').set({ delivered_at: now, attempts, last_error: null }).where('id', '=', id).execute();
+    },
+
+    async markFailed(id: string, attempts: number, error: string, nextAttemptAt: number | null, now: number): Promise<void> {
+      await db
+        .updateTable('webhook_deliveries')
+        .set(nextAttemptAt === null ? { attempts, last_error: error, gave_up_at: now } : { attempts, last_error: error, next_attempt_at: nextAttemptAt })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async listFor(botUserId: string): Promise<DeliveryRow[]> {
+      return db.selectFrom('webhook_deliveries').selectAll().where('bot_user_id', '=', botUserId).orderBy('event_id').execute();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Where uploaded bytes live. Keys are ours (never a user's file name), so they are safe path parts.
+ * Writes are atomic: a reader sees the whole blob or none of it.
+ */
+export interface BlobStore {
+  put(key: string, data: Buffer): Promise<void>;
+  /** The blob's bytes, or null when there is none. */
+  get(key: string): Promise<Buffer | null>;
+  /** A stream for large blobs, or null when there is none. */
+  open(key: string): Promise<{ stream: fs.ReadStream; size: number } | null>;
+  delete(key: string): Promise<void>;
+  /** Every blob in the store with its last write time (ms); for orphan sweeps. */
+  list(): Promise<Array<{ key: string; modifiedAt: number }>>;
+}
+
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function checkKey(key: string): void {
+  if (!KEY.test(key)) throw new Error(`Invalid blob key: ${key}`);
+}
+
+export function createDiskBlobStore(root: string): BlobStore {
+  const blobDir = path.join(root, 'blobs');
+  const tmpDir = path.join(root, 'blobs-tmp');
+  fs.mkdirSync(blobDir, { recursive: true });
+  fs.mkdirSync(tmpDir, { recursive: true });
+  // Temporary files left by a crash mid-write are never referenced; clear them at start.
+  for (const leftover of fs.readdirSync(tmpDir)) fs.rmSync(path.join(tmpDir, leftover), { force: true });
+
+  // Two levels of fan-out by key prefix keep directories small.
+  const pathOf = (key: string): string => path.join(blobDir, key.slice(-2), key);
+
+  return {
+    async put(key, data) {
+      checkKey(key);
+      const target = pathOf(key);
+      const temporary = path.join(tmpDir, `${key}.${randomBytes(6).toString('hex')}`);
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      const handle = await fsp.open(temporary, 'wx');
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fsp.rename(temporary, target);
+    },
+    async get(key) {
+      checkKey(key);
+      try {
+        return await fsp.readFile(pathOf(key));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    async open(key) {
+      checkKey(key);
+      try {
+        const stat = await fsp.stat(pathOf(key));
+        return { stream: fs.createReadStream(pathOf(key)), size: stat.size };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    async delete(key) {
+      checkKey(key);
+      await fsp.rm(pathOf(key), { force: true });
+    },
+    async list() {
+      const entries: Array<{ key: string; modifiedAt: number }> = [];
+      for (const shard of await fsp.readdir(blobDir)) {
+        for (const key of await fsp.readdir(path.join(blobDir, shard))) {
+          try {
+            entries.push({ key, modifiedAt: (await fsp.stat(path.join(blobDir, shard, key))).mtimeMs });
+          } catch (error) {
+            // Deleted between readdir and stat: not in the store any more.
+            if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+          }
+        }
+      }
+      return entries;
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type SQLite from 'better-sqlite3';
+
+/**
+ * WAL checkpoints off the event loop. SQLite's automatic checkpoint runs inside the commit that
+ * crosses 1000 WAL pages, on the thread that commits: under a sustained message-create load that is a
+ * copy of ~4 MB into the database file plus two fsyncs every twenty-odd group commits, 15-30 ms during
+ * which no request is served (the message create's p99, and a third of its throughput, went there).
+ *
+ * Once the WAL shows real write traffic (it passes START_BYTES), a worker thread with its own
+ * connection runs PASSIVE checkpoints, every BUSY_INTERVAL_MS while the WAL changes (so the copy
+ * keeps up and the WAL is reused from its start, staying a few MB), every IDLE_INTERVAL_MS otherwise.
+ * PASSIVE never takes the writer lock, so the main connection keeps committing meanwhile: WAL mode
+ * lets a checkpointer and a writer run at once.
+ * The main connection's automatic checkpoint stays as a backstop at a larger threshold, and goes back
+ * to SQLite's default if the worker cannot run. Durability is unchanged: commits go to the WAL exactly
+ * as before, only who copies them into the database file, and when, differs.
+ */
+const START_BYTES = 1024 * 1024;
+const POLL_MS = 250;
+const BUSY_INTERVAL_MS = 10;
+const IDLE_INTERVAL_MS = 250;
+const DEFAULT_AUTOCHECKPOINT = 1000;
+const BACKSTOP_AUTOCHECKPOINT = 4000;
+
+// Plain CommonJS evaluated in the worker, so it runs the same under tsx, vitest and compiled builds.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const SQLite = require(workerData.module);
+const db = new SQLite(workerData.file, { fileMustExist: true });
+db.pragma('synchronous = NORMAL');
+let timer = null;
+let stopped = false;
+let last = '';
+function tick() {
+  let state = last;
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (result) state = result.log + '/' + result.checkpointed;
+  } catch {
+    // Busy or shutting down: the next tick tries again.
+  }
+  // Frequent while the WAL changes, so the copy keeps up with the writer and SQLite can restart the
+  // WAL from its beginning (it only does when every frame is copied); slow when idle.
+  const changed = state !== last;
+  last = state;
+  if (!stopped) timer = setTimeout(tick, changed ? workerData.busyMs : workerData.idleMs);
+}
+tick();
+parentPort.once('message', () => {
+  stopped = true;
+  clearTimeout(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+export interface Checkpointer {
+  stop(): Promise<void>;
+}
+
+export function startBackgroundCheckpointer(file: SQLite.Database): Checkpointer {
+  const walFile = `${file.name}-wal`;
+  let worker: Worker | null = null;
+  let workerExited = false;
+  let stopped = false;
+
+  const setAutocheckpoint = (pages: number): void => {
+    if (!stopped && file.open) file.pragma(`wal_autocheckpoint = ${pages}`);
+  };
+
+  function start(): void {
+    clearInterval(poll);
+    if (stopped || worker) return;
+    const started = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file: file.name, busyMs: BUSY_INTERVAL_MS, idleMs: IDLE_INTERVAL_MS },
+    });
+    worker = started;
+    // Never what keeps a process (the CLI, a test) alive.
+    started.unref();
+    started.on('online', () => setAutocheckpoint(BACKSTOP_AUTOCHECKPOINT));
+    // Could not open the database or died: the main connection checkpoints by itself again.
+    started.on('error', () => setAutocheckpoint(DEFAULT_AUTOCHECKPOINT));
+    started.on('exit', () => {
+      workerExited = true;
+      if (!stopped) setAutocheckpoint(DEFAULT_AUTOCHECKPOINT);
+    });
+  }
+
+  // Small or idle databases (tests, the CLI) never start the thread.
+  const poll = setInterval(() => {
+    fs.stat(walFile, (error, stats) => {
+      if (!error && stats.size >= START_BYTES) start();
+    });
+  }, POLL_MS);
+  poll.unref();
+
+  return {
+    async stop(): Promise<void> {
+      stopped = true;
+      clearInterval(poll);
+      const running = worker;
+      if (!running || workerExited) return;
+      const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+      running.postMessage('stop');
+      const timeout = setTimeout(() => void running.terminate(), 5000);
+      await exited;
+      clearTimeout(timeout);
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { Migration } from 'kysely';
+import * as foundation from './0001_foundation.js';
+import * as outbox from './0002_outbox.js';
+import * as messages from './0003_messages.js';
+import * as identity from './0004_identity.js';
+import * as moderation from './0005_moderation.js';
+import * as socialTray from './0006_social_tray.js';
+import * as webhooks from './0007_webhooks.js';
+import * as reactions from './0008_reactions.js';
+import * as blobReferences from './0010_blob_references.js';
+import * as topics from './0009_topics.js';
+
+/**
+ * Every migration, in order. One set serves SQLite and PostgreSQL; each issue adds a file here rather
+ * than editing an applied one.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_foundation': foundation,
+  '0002_outbox': outbox,
+  '0003_messages': messages,
+  '0004_identity': identity,
+  '0005_moderation': moderation,
+  '0006_social_tray': socialTray,
+  '0007_webhooks': webhooks,
+  '0008_reactions': reactions,
+  '0009_topics': topics,
+  '0010_blob_references': blobReferences,
+};

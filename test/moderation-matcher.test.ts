@@ -1,0 +1,252 @@
+import { describe, expect, it } from 'vitest';
+import { extractLinks, parseWhitelistRule } from '../src/modules/moderation/links.js';
+import { type BlacklistEntry, compileMatcher } from '../src/modules/moderation/matcher.js';
+
+/** Pure unit tests of the compiled matcher: no database, no HTTP. */
+const blacklist = (...entries: Array<[string, boolean]>) => compileMatcher({ blacklist: entries.map(([word, exactWord]) => ({ word, exactWord })), whitelist: [] });
+const whitelist = (...urls: string[]) => compileMatcher({ blacklist: [], whitelist: urls });
+const blocked = (matcher: ReturnType<typeof compileMatcher>, text: string) => matcher.check(text) !== null;
+
+describe('blacklist matcher', () => {
+  it('matches any occurrence, case-insensitively, unless the rule is exact-word', () => {
+    const anywhere = blacklist(['bad', false]);
+    expect(blocked(anywhere, 'this is BAD!')).toBe(true);
+    expect(blocked(anywhere, 'a badge')).toBe(true);
+    expect(blocked(anywhere, 'b a d')).toBe(false);
+    const exact = blacklist(['bad', true]);
+    expect(blocked(exact, 'Bad')).toBe(true);
+    expect(blocked(exact, 'so bad.')).toBe(true);
+    expect(blocked(exact, '(bad)')).toBe(true);
+    expect(blocked(exact, 'a badge')).toBe(false);
+    expect(blocked(exact, 'notbad')).toBe(false);
+    expect(blocked(exact, 'bad2')).toBe(false);
+  });
+
+  it('"lava" is not blocked by the exact word "va", but is by "va" anywhere', () => {
+    expect(blocked(blacklist(['va', true]), 'lava')).toBe(false);
+    expect(blocked(blacklist(['va', true]), 'lava va')).toBe(true);
+    expect(blocked(blacklist(['va', false]), 'lava')).toBe(true);
+  });
+
+  it('takes rules literally: "a.b" does not match "axb", and regex syntax is just text', () => {
+    const matcher = blacklist(['a.b', false], ['(.*)', false], ['[a-z]+', true], ['x+y', false], ['\\', false]);
+    expect(blocked(matcher, 'axb')).toBe(false);
+    expect(blocked(matcher, 'xa.bx')).toBe(true);
+    expect(blocked(matcher, 'anything at all')).toBe(false);
+    expect(blocked(matcher, 'literally (.*) here')).toBe(true);
+    expect(blocked(matcher, 'abc')).toBe(false);
+    expect(blocked(matcher, 'see [a-z]+ ok')).toBe(true);
+    expect(blocked(matcher, 'xxy')).toBe(false);
+    expect(blocked(matcher, 'x+y')).toBe(true);
+    expect(blocked(matcher, 'C:\\temp')).toBe(true);
+  });
+
+  it('works on Cyrillic, with case and word boundaries', () => {
+    const exact = blacklist(['Слово', true]);
+    expect(blocked(exact, 'Это СЛОВО!')).toBe(true);
+    expect(blocked(exact, 'слово')).toBe(true);
+    expect(blocked(exact, 'словоформа')).toBe(false);
+    expect(blocked(exact, 'предисловие')).toBe(false);
+    expect(blocked(blacklist(['слово', false]), 'словоформа')).toBe(true);
+    expect(blocked(blacklist(['ёж', true]), 'ЁЖ')).toBe(true);
+  });
+
+  it('works on Greek, whatever the sigma', () => {
+    expect(blocked(blacklist(['οδός', true]), 'ΟΔΌΣ')).toBe(true);
+    expect(blocked(blacklist(['ΟΔΌΣ', true]), 'οδός')).toBe(true);
+    expect(blocked(blacklist(['σοφός', true]), 'Ο ΣΟΦΌΣ.')).toBe(true);
+  });
+
+  it('works on Thai, where words are not separated by spaces', () => {
+    const anywhere = blacklist(['สวัสดี', false]);
+    expect(blocked(anywhere, 'สวัสดีครับ')).toBe(true);
+    expect(blocked(anywhere, 'ครับ')).toBe(false);
+    // An exact Thai word only stands alone next to spaces, punctuation or the ends of the text.
+    const exact = blacklist(['สวัสดี', true]);
+    expect(blocked(exact, 'สวัสดีครับ')).toBe(false);
+    expect(blocked(exact, 'สวัสดี ครับ')).toBe(true);
+    expect(blocked(exact, '(สวัสดี)')).toBe(true);
+    // Combining vowel marks belong to the word: "กิน" (eat) is not "ก" followed by something else.
+    expect(blocked(blacklist(['ก', true]), 'กิน')).toBe(false);
+    expect(blocked(blacklist(['กิน', true]), 'กิน ข้าว')).toBe(true);
+    expect(blocked(blacklist(['กิน', true]), 'กินข้าว')).toBe(false);
+  });
+
+  it('works on accented Latin in NFC and NFD, and accents matter', () => {
+    const nfcRule = blacklist(['café', true]);
+    const nfdRule = blacklist(['cafe\u0301', true]);
+    for (const matcher of [nfcRule, nfdRule]) {
+      expect(blocked(matcher, 'un café')).toBe(true);
+      expect(blocked(matcher, 'un cafe\u0301!')).toBe(true);
+      expect(blocked(matcher, 'UN CAFÉ')).toBe(true);
+      expect(blocked(matcher, 'CAFE\u0301')).toBe(true);
+      expect(blocked(matcher, 'cafés')).toBe(false);
+      expect(blocked(matcher, 'cafe\u0301s')).toBe(false);
+      expect(blocked(matcher, 'un cafe')).toBe(false);
+    }
+    // The combining mark is part of the word: the exact word "cafe" is not in decomposed "café".
+    expect(blocked(blacklist(['cafe', true]), 'cafe\u0301')).toBe(false);
+    expect(blocked(blacklist(['cafe', false]), 'cafe\u0301')).toBe(false);
+    expect(blocked(blacklist(['Ångström', true]), 'ÅNGSTRÖM units')).toBe(true);
+    expect(blocked(blacklist(['straße', true]), 'STRASSE')).toBe(true);
+  });
+
+  it('reads white space runs as one space and ignores invisible characters', () => {
+    const matcher = blacklist(['bad word', true], ['evil', false]);
+    expect(blocked(matcher, 'a bad \n\t word')).toBe(true);
+    expect(blocked(matcher, 'e\u200Bv\u00ADil')).toBe(true);
+    expect(blocked(matcher, 'bad words')).toBe(false);
+  });
+
+  it('judges exact-word edges only where the rule has a letter or digit', () => {
+    const matcher = blacklist(['#tag', true]);
+    expect(blocked(matcher, 'a #tag b')).toBe(true);
+    expect(blocked(matcher, 'x#tag')).toBe(true);
+    expect(blocked(matcher, '#tags')).toBe(false);
+  });
+
+  it('finds one word among 10,000 and nothing when none is there', () => {
+    const entries: BlacklistEntry[] = Array.from({ length: 10_000 }, (_, i) => ({ word: `w${i.toString(36)}x${(i * 7919).toString(36)}`, exactWord: i % 2 === 0 }));
+    entries.push({ word: 'needle', exactWord: true });
+    const matcher = compileMatcher({ blacklist: entries, whitelist: [] });
+    expect(matcher.blacklistSize).toBe(10_001);
+    expect(matcher.check('there is a NEEDLE in this haystack')).toEqual({ kind: 'blacklisted', word: 'needle' });
+    expect(matcher.check('there is a needles in this haystack')).toBeNull();
+    expect(matcher.check(`prefix ${entries[4321]?.word} suffix`)).toEqual({ kind: 'blacklisted', word: entries[4321]?.word });
+  });
+
+  it('stays linear on adversarial input: 100,000 "a" against 10,000 rules', () => {
+    const entries: BlacklistEntry[] = [];
+    for (let k = 1; k <= 100; k++) {
+      entries.push({ word: `${'a'.repeat(k)}c`, exactWord: false });
+      entries.push({ word: 'a'.repeat(k), exactWord: true });
+    }
+    for (let i = entries.length; i < 10_000; i++) entries.push({ word: `${'a'.repeat(i % 97)}b${i}`, exactWord: i % 3 === 0 });
+    const matcher = compileMatcher({ blacklist: entries, whitelist: [] });
+    const text = 'a'.repeat(100_000);
+    expect(matcher.check(text)).toBeNull();
+    expect(matcher.check(`${text}c`)?.kind).toBe('blacklisted');
+    expect(matcher.check(`${text} ${'a'.repeat(37)}`)).toEqual({ kind: 'blacklisted', word: 'a'.repeat(37) });
+  });
+});
+
+describe('links and the whitelist matcher', () => {
+  it('lets every link through when there are no whitelist rules', () => {
+    expect(whitelist().check('see https://evil.com and evil.org')).toBeNull();
+  });
+
+  it('allows the host and its subdomains, in any link form', () => {
+    const matcher = whitelist('example.com');
+    for (const text of [
+      'http://example.com',
+      'https://example.com/',
+      'HTTPS://EXAMPLE.COM/Path',
+      'see example.com',
+      'see Example.COM/a/b?c=d#e',
+      'sub.example.com',
+      'https://a.b.example.com:8443/x',
+      'example.com:8080/x',
+      'Visit example.com.',
+      '(see https://example.com/docs).',
+      '<https://example.com/x>',
+      '[docs](https://example.com/docs)',
+      'https://user:pw@example.com/',
+      'trailing dot https://example.com./',
+      'no links at all',
+    ]) {
+      expect({ text, result: matcher.check(text) }).toEqual({ text, result: null });
+    }
+  });
+
+  it('refuses any other host, including the usual disguises', () => {
+    const matcher = whitelist('example.com');
+    for (const text of [
+      'evil.com',
+      'https://evil.com',
+      'http://EVIL.COM/example.com',
+      'example.com.evil.com',
+      'notexample.com',
+      'https://example.com@evil.com/',
+      'https://evil.com\\@example.com',
+      'https:///evil.com',
+      'https://evil.com?example.com',
+      'ftp://evil.com',
+      'http://localhost:3000',
+      'http://10.0.0.1/',
+      'evil\u3002com',
+      'ｅｖｉｌ．ｃｏｍ',
+      'good example.com and bad evil.org',
+      'a.com,example.com',
+      'пример.рф',
+    ]) {
+      expect({ text, kind: matcher.check(text)?.kind }).toEqual({ text, kind: 'notWhitelisted' });
+    }
+  });
+
+  it('applies a rule path as a prefix of whole segments, after resolving dot segments', () => {
+    const matcher = whitelist('https://Docs.Example.org/guide/');
+    for (const text of ['docs.example.org/guide', 'https://docs.example.org/guide/', 'https://docs.example.org/guide/intro?x=1', 'docs.example.org/guide/./a']) {
+      expect({ text, result: matcher.check(text) }).toEqual({ text, result: null });
+    }
+    for (const text of [
+      'docs.example.org',
+      'https://docs.example.org/',
+      'docs.example.org/guidebook',
+      'docs.example.org/Guide',
+      'https://docs.example.org/guide/../admin',
+      'https://docs.example.org/guide/%2E%2E/admin',
+      'https://docs.example.org\\guide\\..\\admin',
+    ]) {
+      expect({ text, kind: matcher.check(text)?.kind }).toEqual({ text, kind: 'notWhitelisted' });
+    }
+  });
+
+  it('reads Unicode domains', () => {
+    const matcher = whitelist('пример.рф');
+    expect(matcher.check('https://ПРИМЕР.РФ/путь')).toBeNull();
+    expect(matcher.check('www.пример.рф')).toBeNull();
+    expect(matcher.check('другой.рф')?.kind).toBe('notWhitelisted');
+  });
+
+  it('does not take ordinary words with dots, numbers or e-mail addresses for links', () => {
+    expect(extractLinks('Node.js v1.2.3, e.g. 3.14 or i.e. file.json; mail john@mail.com ...')).toEqual([]);
+  });
+
+  it('extracts links with host and normalized path', () => {
+    expect(extractLinks('go to HTTPS://Example.com/a/./b/../c/ now, or www.test.org.')).toEqual([
+      { text: 'HTTPS://Example.com/a/./b/../c/', host: 'example.com', path: '/a/c' },
+      { text: 'www.test.org', host: 'www.test.org', path: '' },
+    ]);
+  });
+
+  it('parses whitelist rules and refuses what names no host', () => {
+    expect(parseWhitelistRule('https://Example.com:8080/Docs/')).toEqual({ host: 'example.com', path: '/Docs' });
+    expect(parseWhitelistRule('*.example.com')).toEqual({ host: 'example.com', path: '' });
+    expect(parseWhitelistRule('localhost')).toEqual({ host: 'localhost', path: '' });
+    expect(parseWhitelistRule('10.0.0.1')).toEqual({ host: '10.0.0.1', path: '' });
+    expect(parseWhitelistRule('[::1]')).toEqual({ host: '[::1]', path: '' });
+    for (const bad of ['', 'not a url', 'http://', '1.2', 'exa mple.com', 'a..b.com', 'ex!ample.com']) expect({ bad, rule: parseWhitelistRule(bad) }).toEqual({ bad, rule: null });
+  });
+
+  it('takes a host-like run beyond DNS lengths for a link that no rule allows', () => {
+    const matcher = whitelist('example.com');
+    const longLabel = 'x'.repeat(64);
+    const longHost = `${'ab.'.repeat(90)}example.com`;
+    for (const text of [`${longLabel}.evil.com`, `${longLabel}.example.com`, longHost, `https://${longHost}/`, `see ${'a.'.repeat(200)}com/path`]) {
+      expect({ text, kind: matcher.check(text)?.kind }).toEqual({ text, kind: 'notWhitelisted' });
+    }
+    expect(matcher.check(`${'x'.repeat(63)}.example.com`)).toBeNull();
+    expect(extractLinks(`${longLabel}.evil.com`)).toEqual([{ text: `${longLabel}.evil.com`, host: `${longLabel}.evil.com`, path: '' }]);
+    // Rules still name real hosts only.
+    expect(parseWhitelistRule(`${longLabel}.example.com`)).toBeNull();
+  });
+
+  it('stays linear on adversarial input with 10,000 rules', () => {
+    const urls = Array.from({ length: 10_000 }, (_, i) => `site${i}.example.com/p${i}`);
+    const matcher = whitelist(...urls);
+    expect(matcher.check(`${'a.'.repeat(50_000)}com`)?.kind).toBe('notWhitelisted');
+    expect(matcher.check(`(${')'.repeat(50_000)}`)).toBeNull();
+    expect(matcher.check(`https://site77.example.com/p77/${'x/'.repeat(20_000)}`)).toBeNull();
+    expect(matcher.check('x'.repeat(100_000))).toBeNull();
+  });
+});

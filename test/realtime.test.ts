@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createTokensService } from '../src/modules/tokens/tokens.service.js';
+import { adminClient } from './helpers/admin.js';
+import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
+
+interface Frame {
+  id: number;
+  type: string;
+  data: { channelId?: string; userIds?: string[]; channel?: { channelId: string; displayName: string; isClosed: boolean } };
+}
+
+/** A stream client that records frames and can wait for a condition. */
+function openStream(url: string): Promise<{ socket: WebSocket; frames: Frame[]; waitFor: (test: (frames: Frame[]) => boolean, ms?: number) => Promise<void>; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    const frames: Frame[] = [];
+    const closed = new Promise<number>((done) => socket.on('close', (code) => done(code)));
+    const waitFor = (test: (frames: Frame[]) => boolean, ms = 5000) =>
+      new Promise<void>((done, fail) => {
+        if (test(frames)) return done();
+        const timer = setTimeout(() => fail(new Error(`timed out; frames: ${JSON.stringify(frames.map((f) => [f.id, f.type]))}`)), ms);
+        const check = () => {
+          if (test(frames)) {
+            clearTimeout(timer);
+            socket.off('message', check);
+            done();
+          }
+        };
+        socket.on('message', check);
+      });
+    socket.on('message', (raw) => frames.push(JSON.parse(raw.toString()) as Frame));
+    socket.on('open', () => resolve({ socket, frames, waitFor, closed }));
+    socket.on('unexpected-response', (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
+    socket.on('error', reject);
+  });
+}
+
+describe.each(testDatabases)('real-time stream on %s', (database) => {
+  let t: TestApp;
+  let admin: ReturnType<typeof adminClient>;
+  let base: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(database, {}, { gateway: { heartbeatMs: 100 } });
+    admin = adminClient(t);
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = address.replace('http', 'ws');
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function userWithToken(prefix: string) {
+    const userId = t.uniqueId(prefix);
+    await admin.createUser(userId, { displayName: prefix });
+    const issued = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
+    return { userId, token: issued.token };
+  }
+
+  it('refuses a missing, unknown or admin token before the upgrade', async () => {
+    await expect(openStream(`${base}/client/v1/stream`)).rejects.toThrow('HTTP 401');
+    await expect(openStream(`${base}/client/v1/stream?token=nope`)).rejects.toThrow('HTTP 401');
+    await expect(openStream(`${base}/client/v1/stream?token=${t.adminToken}`)).rejects.toThrow('HTTP 403');
+  });
+
+  it('refuses a globally banned user with 403', async () => {
+    const user = await userWithToken('banned');
+    await admin.call('POST', '/api/v2/users/ban', { userId: user.userId });
+    await expect(openStream(`${base}/client/v1/stream?token=${user.token}`)).rejects.toThrow('HTTP 403');
+  });
+
+  it("delivers the events of the user's channels, and only those, with increasing ids", async () => {
+    const kim = await userWithToken('kim');
+    const stream = await openStream(`${base}/client/v1/stream?token=${kim.token}`);
+    const mine = t.uniqueId('mine');
+    const other = t.uniqueId('other');
+    await admin.createChannel(other);
+    await admin.createChannel(mine, { userIds: [kim.userId] });
+    await admin.call('POST', '/api/v2/channel/displayName', { channelId: other, displayName: 'not for kim' });
+    await admin.call('POST', '/api/v2/channel/displayName', { channelId: mine, displayName: 'for kim' });
+    await stream.waitFor((frames) => frames.some((f) => f.type === 'channel.updated' && f.data.channel?.displayName === 'for kim'));
+    expect(stream.frames.map((f) => f.type)).toEqual(['member.added', 'channel.updated']);
+    expect(stream.frames.every((f) => f.data.channelId === mine || f.data.channel?.channelId === mine)).toBe(true);
+    expect(stream.frames[1]?.id).toBeGreaterThan(stream.frames[0]?.id ?? Infinity);
+
+    await admin.call('DELETE', `/api/v2/channel/${mine}/users`, { userIds: [kim.userId] });
+    await stream.waitFor((frames) => frames.some((f) => f.type === 'member.removed'));
+    await admin.call('POST', '/api/v2/channel/displayName', { channelId: mine, displayName: 'after kim left' });
+    // A marker in a channel kim is in proves the stream is still flowing when we look.
+    const marker = t.uniqueId('marker');
+    await admin.createChannel(marker, { userIds: [kim.userId] });
+    await stream.waitFor((frames) => frames.some((f) => f.data.channelId === marker));
+    expect(stream.frames.some((f) => f.data.channel?.displayName === 'after kim left')).toBe(false);
+    stream.socket.close();
+  });
+
+  it('resumes after a cut: a reconnect with since gets exactly what was missed, in order', async () => {
+    const lee = await userWithToken('lee');
+    const channelId = t.uniqueId('resume');
+    await admin.createChannel(channelId, { userIds: [lee.userId] });
+    const first = await openStream(`${base}/client/v1/stream?token=${lee.token}`);
+    const renames = Array.from({ length: 30 }, (_, i) => `name ${i}`);
+    // Messages keep flowing while the socket is cut part-way through.
+    const flow = (async () => {
+      for (const name of renames) await admin.call('POST', '/api/v2/channel/displayName', { channelId, displayName: name });
+    })();
+    await first.waitFor((frames) => frames.length >= 5);
+    first.socket.terminate();
+    await flow;
+    const lastSeen = first.frames[first.frames.length - 1]?.id as number;
+    const seenNames = first.frames.map((f) => f.data.channel?.displayName);
+
+    const second = await openStream(`${base}/client/v1/stream?token=${lee.token}&since=${lastSeen}`);
+    await second.waitFor((frames) => frames.some((f) => f.data.channel?.displayName === 'name 29'));
+    const all = [...seenNames, ...second.frames.map((f) => f.data.channel?.displayName)];
+    expect(all).toEqual(renames);
+    const ids = [...first.frames, ...second.frames].map((f) => f.id);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    second.socket.close();
+  });
+
+  it('drops a peer that stops answering heartbeats', async () => {
+    const max = await userWithToken('max');
+    const stream = await openStream(`${base}/client/v1/stream?token=${max.token}`);
+    // Stop reading: pings go unanswered, and the server gives up on the peer within two intervals.
+    const raw = (stream.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    raw.pause();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    raw.resume();
+    const code = await stream.closed;
+    expect(code).toBe(1006);
+  });
+});

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
+import { type TrayKit, trayKit } from './helpers/tray.js';
+
+/** The tray's sources in the client API: communities, posts, comments, post reactions (API-CONVENTIONS.md section 6). */
+describe.each(testDatabases)('communities, posts, comments and reactions on %s', (database) => {
+  let t: TestApp;
+  let kit: TrayKit;
+
+  beforeAll(async () => {
+    t = await startTestApp(database, { PARLEY_TRAY_ENABLED: '1' });
+    kit = trayKit(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('creates, joins and leaves communities', async () => {
+    const [ann, bob] = [await kit.user('ann'), await kit.user('bob')];
+    const communityId = t.uniqueId('club');
+    const created = await ann.call('POST', '/client/v1/communities', { communityId, displayName: 'Club' });
+    expect(created.statusCode).toBe(200);
+    expect(created.json()).toMatchObject({ communityId, displayName: 'Club', memberCount: 1, createdBy: ann.userId, isMember: true });
+    expect((await bob.call('POST', '/client/v1/communities', { communityId, displayName: 'Again' })).json().code).toBe(400315);
+    const generated = await bob.ok<{ communityId: string }>('POST', '/client/v1/communities', { displayName: 'Generated' });
+    expect(generated.communityId).toMatch(/^[0-9a-f]{24}$/);
+
+    expect(await bob.ok('POST', `/client/v1/communities/${communityId}/join`)).toMatchObject({ memberCount: 2, isMember: true });
+    expect(await bob.ok('POST', `/client/v1/communities/${communityId}/join`)).toMatchObject({ memberCount: 2 }); // idempotent
+    expect(await bob.ok('POST', `/client/v1/communities/${communityId}/leave`)).toMatchObject({ memberCount: 1, isMember: false });
+    expect(await bob.ok('POST', `/client/v1/communities/${communityId}/leave`)).toMatchObject({ memberCount: 1 });
+    expect((await bob.call('POST', `/client/v1/communities/${t.uniqueId('nope')}/join`)).json().code).toBe(400400);
+    const stints = await t.storage.db.selectFrom('community_members').selectAll().where('user_id', '=', bob.userId).where('community_id', '=', communityId).execute();
+    expect(stints).toHaveLength(1);
+    expect(stints[0]?.left_at).toBeGreaterThan(Number(stints[0]?.joined_at));
+  });
+
+  it('posts in a community only as a member, or on the own feed; texts up to 20,000 characters', async () => {
+    const [ann, bob] = [await kit.user('ann'), await kit.user('bob')];
+    const communityId = await kit.community(ann, 'Posters');
+    const post = await ann.ok<Record<string, unknown>>('POST', '/client/v1/posts', { communityId, text: 'hi' });
+    expect(post).toMatchObject({ communityId, userId: ann.userId, text: 'hi', commentsCount: 0, reactions: {}, isDeleted: false });
+    expect(post.postId).toMatch(/^[0-9a-f]{24}$/);
+    const outsider = await bob.call('POST', '/client/v1/posts', { communityId, text: 'hi' });
+    expect(outsider.statusCode).toBe(403);
+    expect(outsider.json().code).toBe(400301);
+    expect((await bob.ok('POST', '/client/v1/posts', { text: 'my feed' })).communityId).toBeNull();
+    expect((await bob.call('POST', '/client/v1/posts', { text: 'x'.repeat(20_000) })).statusCode).toBe(200);
+    const tooLong = await bob.call('POST', '/client/v1/posts', { text: 'x'.repeat(20_001) });
+    expect(tooLong.statusCode).toBe(422);
+    expect(tooLong.json().code).toBe(500000);
+    expect((await bob.call('POST', '/client/v1/posts', { text: '' })).statusCode).toBe(422);
+    expect((await bob.call('POST', '/client/v1/posts', { communityId: t.uniqueId('none'), text: 'x' })).statusCode).toBe(404);
+  });
+
+  it('comments and replies; deletes by the author or the post owner; reacts once per name', async () => {
+    const [ann, bob, cy] = [await kit.user('ann'), await kit.user('bob'), await kit.user('cy')];
+    const postId = await kit.post(ann, null);
+    const comment = await bob.ok<Record<string, unknown>>('POST', `/client/v1/posts/${postId}/comments`, { text: 'nice' });
+    expect(comment).toMatchObject({ postId, userId: bob.userId, parentId: null, text: 'nice' });
+    const reply = await ann.ok<{ commentId: string; parentId: string }>('POST', `/client/v1/posts/${postId}/comments`, { text: 'thanks', parentId: comment.commentId as string });
+    expect(reply.parentId).toBe(comment.commentId);
+    expect((await ann.call('POST', `/client/v1/posts/${postId}/comments`, { text: 'x', parentId: 'nope' })).statusCode).toBe(404);
+    expect((await cy.call('DELETE', `/client/v1/comments/${comment.commentId as string}`)).json().code).toBe(400301);
+    expect((await bob.call('DELETE', `/client/v1/comments/${comment.commentId as string}`)).json()).toMatchObject({ status: 'success' });
+    expect((await bob.call('DELETE', `/client/v1/comments/${comment.commentId as string}`)).statusCode).toBe(404);
+
+    const added = await bob.ok<{ addedId: string }>('POST', `/client/v1/posts/${postId}/reactions`, { reactionName: 'like' });
+    expect((await bob.ok<{ addedId: string }>('POST', `/client/v1/posts/${postId}/reactions`, { reactionName: 'like' })).addedId).toBe(added.addedId);
+    await cy.ok('POST', `/client/v1/posts/${postId}/reactions`, { reactionName: 'heart' });
+    const stored = await t.storage.db.selectFrom('posts').select(['reactions', 'comments_count']).where('id', '=', postId).executeTakeFirstOrThrow();
+    expect(JSON.parse(stored.reactions)).toEqual({ like: 1, heart: 1 });
+    expect(stored.comments_count).toBe(1);
+    expect(await bob.ok('DELETE', `/client/v1/posts/${postId}/reactions/like`)).toEqual({ removedId: added.addedId });
+    expect((await bob.call('DELETE', `/client/v1/posts/${postId}/reactions/like`)).statusCode).toBe(404);
+
+    expect((await bob.call('DELETE', `/client/v1/posts/${postId}`)).json().code).toBe(400301);
+    expect(await ann.ok('DELETE', `/client/v1/posts/${postId}`)).toEqual({ status: 'success', postId });
+    expect((await bob.call('POST', `/client/v1/posts/${postId}/comments`, { text: 'late' })).statusCode).toBe(404);
+  });
+
+  it('needs membership to comment on or like a community post', async () => {
+    const [ann, bob] = [await kit.user('ann'), await kit.user('bob')];
+    const communityId = await kit.community(ann, 'Members only');
+    const postId = await kit.post(ann, communityId);
+    expect((await bob.call('POST', `/client/v1/posts/${postId}/comments`, { text: 'hi' })).json().code).toBe(400301);
+    expect((await bob.call('POST', `/client/v1/posts/${postId}/reactions`, { reactionName: 'like' })).json().code).toBe(400301);
+    await bob.ok('POST', `/client/v1/communities/${communityId}/join`);
+    expect((await bob.call('POST', `/client/v1/posts/${postId}/comments`, { text: 'hi' })).statusCode).toBe(200);
+  });
+
+  it('writes each change and its domain event in one transaction', async () => {
+    const [ann, bob] = [await kit.user('ann'), await kit.user('bob')];
+    const postId = await kit.post(ann, null);
+    await kit.comment(bob, postId);
+    await kit.like(bob, postId);
+    const events = await t.storage.db.selectFrom('outbox').select(['type', 'payload']).where('user_id', '=', bob.userId).orderBy('id').execute();
+    expect(events.map((event) => event.type)).toEqual(['comment.created', 'post.reaction.added']);
+    const data = JSON.parse(events[0]?.payload ?? '{}');
+    expect(data).toMatchObject({ actor: { id: bob.userId, name: bob.name, avatarId: null }, post: { postId, authorId: ann.userId, communityId: null } });
+    expect(typeof data.at).toBe('number');
+  });
+});
