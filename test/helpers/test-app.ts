@@ -52,7 +52,7 @@ export async function startTestApp(
   const adminToken = randomBytes(32).toString('hex');
   const config: Config = loadConfig({
     DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PARLEY_ADMIN_TOKEN: adminToken,
     ...(pgDatabase ? { DATABASE_URL: pgDatabase.url } : {}),
     ...env,

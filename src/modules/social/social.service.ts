@@ -26,8 +26,20 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
   const textGuards = deps.textGuards ?? [];
   const social = createSocialStore(db, dialect);
 
-  function inTransaction<T>(work: (store: SocialStore, trx: Executor) => Promise<T>): Promise<T> {
-    return db.transaction().execute((trx) => work(createSocialStore(trx, dialect), trx));
+  /**
+   * Every social write takes the activity clock first. On PostgreSQL the clock's row stays locked
+   * until commit, so social writes run one at a time and their activity times follow commit order.
+   * Taking it first is what keeps them from deadlocking: a write that locked a post or a community
+   * before the clock could wait for the clock's holder while that holder waits for the post (a
+   * comment adding to the counter of a post another write is reacting to, or a post's foreign key
+   * to a community someone is joining).
+   */
+  function inTransaction<T>(now: number, work: (store: SocialStore, trx: Executor, at: number) => Promise<T>): Promise<T> {
+    return db.transaction().execute(async (trx) => {
+      const store = createSocialStore(trx, dialect);
+      const at = await store.nextActivityTime(now);
+      return work(store, trx, at);
+    });
   }
 
   async function checkText(actor: SocialActor, text: string): Promise<void> {
@@ -74,8 +86,7 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
   return {
     async createCommunity(actor: SocialActor, input: { communityId?: string | undefined; displayName: string }): Promise<{ community: CommunityRow; isMember: boolean }> {
       const now = clock.now();
-      return inTransaction(async (store) => {
-        const at = await store.nextActivityTime(now);
+      return inTransaction(now, async (store, _trx, at) => {
         const id = input.communityId ?? newObjectId(now);
         const created = await store.insertCommunity({ id, display_name: input.displayName, created_by: actor.userId, member_count: 1, created_at: now, updated_at: now });
         if (!created) throw new AppError('alreadyExists', `Community ${id} already exists.`);
@@ -89,11 +100,11 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
     /** Joining twice is harmless: the open stint stays as it is. */
     async join(actor: SocialActor, communityId: string): Promise<{ community: CommunityRow; isMember: boolean }> {
       const now = clock.now();
-      return inTransaction(async (store) => {
+      return inTransaction(now, async (store, _trx, at) => {
         const community = await store.lockCommunity(communityId);
         if (!community) throw notFound('Community');
         if (!(await store.isMember(communityId, actor.userId))) {
-          await store.openStint(communityId, actor.userId, await store.nextActivityTime(now));
+          await store.openStint(communityId, actor.userId, at);
           await store.addToMemberCount(communityId, 1, now);
         }
         const current = await store.findCommunity(communityId);
@@ -105,11 +116,11 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
     /** Leaving ends the open stint; the tray stops showing the community's posts from that moment. */
     async leave(actor: SocialActor, communityId: string): Promise<{ community: CommunityRow; isMember: boolean }> {
       const now = clock.now();
-      return inTransaction(async (store) => {
+      return inTransaction(now, async (store, _trx, at) => {
         const community = await store.lockCommunity(communityId);
         if (!community) throw notFound('Community');
         if (await store.isMember(communityId, actor.userId)) {
-          await store.closeStint(communityId, actor.userId, await store.nextActivityTime(now));
+          await store.closeStint(communityId, actor.userId, at);
           await store.addToMemberCount(communityId, -1, now);
         }
         const current = await store.findCommunity(communityId);
@@ -125,10 +136,9 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
     async createPost(actor: SocialActor, input: { communityId?: string | undefined; text: string }): Promise<PostRow> {
       await checkText(actor, input.text);
       const now = clock.now();
-      return inTransaction(async (store, trx) => {
+      return inTransaction(now, async (store, trx, at) => {
         const community = input.communityId === undefined ? null : await requireMember(store, input.communityId, actor.userId);
         const who = await activityActorOf(trx, actor.userId);
-        const at = await store.nextActivityTime(now);
         const row: PostRow = {
           id: newObjectId(now),
           community_id: community?.id ?? null,
@@ -150,11 +160,10 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
     /** The author deletes their post: a removal event for the tray. */
     async deletePost(actor: SocialActor, postId: string): Promise<PostRow> {
       const now = clock.now();
-      return inTransaction(async (store, trx) => {
+      return inTransaction(now, async (store, trx, at) => {
         const post = await store.lockPost(postId);
         if (!post || post.is_deleted === 1) throw notFound('Post');
         if (post.author_id !== actor.userId) throw new AppError('permissionDenied', 'Only the author can delete a post.');
-        const at = await store.nextActivityTime(now);
         await store.updatePost(postId, { is_deleted: 1, updated_at: at });
         const community = post.community_id === null ? null : await store.findCommunity(post.community_id);
         const about: ActivityPost = { postId, authorId: post.author_id, communityId: post.community_id, communityName: community?.display_name ?? null };
@@ -166,14 +175,13 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
     async createComment(actor: SocialActor, postId: string, input: { text: string; parentId?: string | undefined }): Promise<CommentRow> {
       await checkText(actor, input.text);
       const now = clock.now();
-      return inTransaction(async (store, trx) => {
+      return inTransaction(now, async (store, trx, at) => {
         const { about } = await reachablePost(store, postId, actor.userId);
         if (input.parentId !== undefined) {
           const parent = await store.findComment(input.parentId);
           if (!parent || parent.post_id !== postId || parent.is_deleted === 1) throw notFound('Comment');
         }
         const who = await activityActorOf(trx, actor.userId);
-        const at = await store.nextActivityTime(now);
         const row: CommentRow = {
           id: newObjectId(now),
           post_id: postId,
@@ -194,7 +202,7 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
     /** The comment's author or the post's author may delete a comment; the tray removes the author's part. */
     async deleteComment(actor: SocialActor, commentId: string): Promise<CommentRow> {
       const now = clock.now();
-      return inTransaction(async (store, trx) => {
+      return inTransaction(now, async (store, trx, at) => {
         const comment = await store.findComment(commentId);
         if (!comment || comment.is_deleted === 1) throw notFound('Comment');
         const post = await store.findPost(comment.post_id);
@@ -204,7 +212,6 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
         }
         if (!(await store.markCommentDeleted(commentId, now))) throw notFound('Comment');
         await store.addToCommentsCount(post.id, -1);
-        const at = await store.nextActivityTime(now);
         const community = post.community_id === null ? null : await store.findCommunity(post.community_id);
         const about: ActivityPost = { postId: post.id, authorId: post.author_id, communityId: post.community_id, communityName: community?.display_name ?? null };
         // The removal concerns the comment author's contribution, whoever deletes it.
@@ -216,12 +223,11 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
     /** Adding a reaction the user already has changes nothing and answers the existing one. */
     async addReaction(actor: SocialActor, postId: string, reactionName: string): Promise<PostReactionRow> {
       const now = clock.now();
-      return inTransaction(async (store, trx) => {
+      return inTransaction(now, async (store, trx, at) => {
         const { post, about } = await reachablePost(store, postId, actor.userId, true);
         const existing = await store.findReaction(postId, actor.userId, reactionName);
         if (existing) return existing;
         const who = await activityActorOf(trx, actor.userId);
-        const at = await store.nextActivityTime(now);
         const row: PostReactionRow = { id: newObjectId(now), post_id: postId, user_id: actor.userId, reaction_name: reactionName, created_at: at };
         if (!(await store.insertReaction(row))) throw new AppError('conflict', 'The reaction changed meanwhile; try again.');
         const counts = parseJson<Record<string, number>>(post.reactions, {});
@@ -234,7 +240,7 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
 
     async removeReaction(actor: SocialActor, postId: string, reactionName: string): Promise<PostReactionRow> {
       const now = clock.now();
-      return inTransaction(async (store, trx) => {
+      return inTransaction(now, async (store, trx, at) => {
         const post = await store.lockPost(postId);
         if (!post || post.is_deleted === 1) throw notFound('Post');
         const existing = await store.findReaction(postId, actor.userId, reactionName);
@@ -245,7 +251,6 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
         if (left > 0) counts[reactionName] = left;
         else delete counts[reactionName];
         await store.updatePost(postId, { reactions: JSON.stringify(counts) });
-        const at = await store.nextActivityTime(now);
         const community = post.community_id === null ? null : await store.findCommunity(post.community_id);
         const about: ActivityPost = { postId, authorId: post.author_id, communityId: post.community_id, communityName: community?.display_name ?? null };
         await emit(trx, 'post.reaction.removed', { at, actor: await activityActorOf(trx, actor.userId), post: about, sourceId: existing.id, reactionName }, now);
