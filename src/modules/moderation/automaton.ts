@@ -5,13 +5,22 @@
  *
  * Transitions are kept in compressed rows (CSR): the edges of node n are edgeChars/edgeTargets in
  * [edgeStart[n], edgeStart[n + 1]), sorted by code point, searched linearly when short and by
- * bisection when long (the root's row holds every first letter).
+ * bisection when long (the root's row holds every first letter). The shallow nodes, where most steps
+ * land, also get complete rows (goto and failure folded in) indexed by the patterns' alphabet, so a
+ * step from them is one table read instead of a search and a walk along failure links.
  */
 export interface Automaton {
   /** Index of the first pattern found in codes[0..length), or -1. */
   firstMatch(codes: Int32Array, length: number): number;
   readonly size: number;
 }
+
+/** Code points with a direct slot in the symbol table (the Basic Multilingual Plane). */
+const BMP_SIZE = 0x10000;
+/** Nodes down to this depth get a complete transition row. */
+const DENSE_DEPTH = 2;
+/** Most cells in all complete rows together (4 bytes each: 16 MB). */
+const DENSE_CELLS = 1 << 22;
 
 export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
   // The trie as first-child / next-sibling lists in typed arrays (no object per node); the root's
@@ -112,6 +121,51 @@ export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
     }
   }
 
+  // Complete transition rows (goto and failure folded into one table read) for the shallow nodes,
+  // where a scan spends most of its steps: every character that continues no pattern falls back to
+  // them. Columns are the code points that occur in some pattern (any other one leads to the root).
+  // Rows are added breadth-first while the table stays under DENSE_CELLS, so a rule set over a huge
+  // alphabet (thousands of CJK characters) gets fewer of them, never an unbounded table.
+  const symbolOf = new Int32Array(BMP_SIZE).fill(-1);
+  const astralSymbols = new Map<number, number>();
+  let symbols = 0;
+  for (let i = 0; i < edges; i++) {
+    const cp = edgeChars[i] as number;
+    if (cp >= 0 && cp < BMP_SIZE) {
+      if (symbolOf[cp] === -1) symbolOf[cp] = symbols++;
+    } else if (!astralSymbols.has(cp)) astralSymbols.set(cp, symbols++);
+  }
+  const symbolFor = (cp: number): number => (cp >= 0 && cp < BMP_SIZE ? (symbolOf[cp] as number) : (astralSymbols.get(cp) ?? -1));
+  const symbolChars = new Int32Array(symbols);
+  for (let cp = 0; cp < BMP_SIZE; cp++) if (symbolOf[cp] !== -1) symbolChars[symbolOf[cp] as number] = cp;
+  for (const [cp, symbol] of astralSymbols) symbolChars[symbol] = cp;
+
+  const depth = new Int32Array(count);
+  for (let i = 0; i < tail; i++) {
+    const node = queue[i] as number;
+    for (let e = edgeStart[node] as number; e < (edgeStart[node + 1] as number); e++) depth[edgeTargets[e] as number] = (depth[node] as number) + 1;
+  }
+  const denseRow = new Int32Array(count).fill(-1);
+  const maxRows = symbols === 0 ? 0 : Math.max(1, Math.floor(DENSE_CELLS / symbols));
+  const order = [0, ...queue.subarray(0, tail)];
+  let rows = 0;
+  for (const node of order) {
+    if (rows >= maxRows || (depth[node] as number) > DENSE_DEPTH) break;
+    denseRow[node] = rows++;
+  }
+  const table = new Int32Array(rows * symbols);
+  // Breadth-first, so a node's failure target (shallower) has its row filled before the node's own.
+  for (const node of order) {
+    const row = denseRow[node] as number;
+    if (row === -1) break;
+    const base = row * symbols;
+    const failBase = node === 0 ? -1 : (denseRow[fail[node] as number] as number) * symbols;
+    for (let symbol = 0; symbol < symbols; symbol++) {
+      const next = step(node, symbolChars[symbol] as number);
+      table[base + symbol] = next !== -1 ? next : node === 0 ? 0 : (table[failBase + symbol] as number);
+    }
+  }
+
   return {
     size: patterns.length,
     firstMatch(codes, length) {
@@ -119,12 +173,20 @@ export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
       let node = 0;
       for (let i = 0; i < length; i++) {
         const cp = codes[i] as number;
-        let next = step(node, cp);
-        while (next === -1 && node !== 0) {
+        for (;;) {
+          const row = denseRow[node] as number;
+          if (row !== -1) {
+            const symbol = symbolFor(cp);
+            node = symbol === -1 ? 0 : (table[row * symbols + symbol] as number);
+            break;
+          }
+          const next = step(node, cp);
+          if (next !== -1) {
+            node = next;
+            break;
+          }
           node = fail[node] as number;
-          next = step(node, cp);
         }
-        node = next === -1 ? 0 : next;
         const hit = found[node] as number;
         if (hit !== -1) return hit;
       }
