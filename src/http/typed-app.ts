@@ -11,3 +11,6 @@ declare module 'fastify' {
     emitsEvents?: boolean;
   }
 }
+
+/** Route config for routes that never append outbox events (sign-in, tokens): no relay wake-up after them. */
+export const NO_EVENTS = { emitsEvents: false } as const;

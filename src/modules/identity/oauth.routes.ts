@@ -4,7 +4,7 @@ import { bearerTokenOf } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
 import { sendError, toAppError } from '../../http/error-handler.js';
 import { StringEnum } from '../../http/schemas.js';
-import type { TypedApp } from '../../http/typed-app.js';
+import { NO_EVENTS, type TypedApp } from '../../http/typed-app.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { AvatarsService } from './avatars.service.js';
 import { discoveryDocument, discoveryPaths } from './discovery.js';
@@ -34,7 +34,7 @@ export function registerOAuthApiRoutes(app: TypedApp, deps: { token: TokenServic
     return sendError(reply, withOAuth);
   });
 
-  app.post('/oauth/token', { schema: { ...tag, summary: 'Token endpoint: authorization_code, refresh_token, client_credentials' } }, async (request, reply) => {
+  app.post('/oauth/token', { config: NO_EVENTS, schema: { ...tag, summary: 'Token endpoint: authorization_code, refresh_token, client_credentials' } }, async (request, reply) => {
     reply.headers(NO_STORE);
     return deps.token.exchange({ contentType: request.headers['content-type'], authorization: request.headers.authorization, body: request.body });
   });
@@ -57,7 +57,7 @@ export function registerOAuthApiRoutes(app: TypedApp, deps: { token: TokenServic
     reply.headers({ 'cache-control': 'no-store' });
     return userinfo(request);
   });
-  app.post('/userinfo', { schema: { ...tag, summary: "The signed-in user's profile (Bearer access token)" } }, async (request, reply) => {
+  app.post('/userinfo', { config: NO_EVENTS, schema: { ...tag, summary: "The signed-in user's profile (Bearer access token)" } }, async (request, reply) => {
     reply.headers({ 'cache-control': 'no-store' });
     return userinfo(request);
   });

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../http/error-handler.js';
-import type { TypedApp } from '../../http/typed-app.js';
+import { NO_EVENTS, type TypedApp } from '../../http/typed-app.js';
 import type { AuthorizeOutcome, AuthorizeService } from './authorize/authorize.service.js';
 import { parseAuthorizationParameters } from './authorize/parameters.js';
 import type { ClientsService } from './clients.service.js';
@@ -88,7 +88,7 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     authorizeFrom(request, reply, rawQueryOf(request), 302),
   );
 
-  app.post('/oauth/authorize', { schema: { ...tag, summary: 'Authorization endpoint, form-post form of the request' } }, (request, reply) => {
+  app.post('/oauth/authorize', { config: NO_EVENTS, schema: { ...tag, summary: 'Authorization endpoint, form-post form of the request' } }, (request, reply) => {
     const text = isForm(request) && typeof request.body === 'string' ? request.body : '';
     return authorizeFrom(request, reply, text, 303);
   });
@@ -116,7 +116,7 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     return loginPage(request, reply, { status: 200, authorize, clientName: await clientNameOf(authorize), username: params.get('login_hint') ?? '', error: null });
   });
 
-  app.post('/login', { schema: { ...tag, summary: 'Sign in with a username and password' } }, async (request, reply) => {
+  app.post('/login', { config: NO_EVENTS, schema: { ...tag, summary: 'Sign in with a username and password' } }, async (request, reply) => {
     const form = new URLSearchParams(isForm(request) && typeof request.body === 'string' ? request.body : '');
     const authorizeText = form.get('authorize');
     const authorize = authorizeText !== null && authorizeText !== '' ? authorizeText : null;
@@ -155,7 +155,7 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     return sendPage(reply, 200, html);
   });
 
-  app.post('/logout', { schema: { ...tag, summary: 'Sign out: ends the login session' } }, async (request, reply) => {
+  app.post('/logout', { config: NO_EVENTS, schema: { ...tag, summary: 'Sign out: ends the login session' } }, async (request, reply) => {
     const form = new URLSearchParams(isForm(request) && typeof request.body === 'string' ? request.body : '');
     if (!csrf.verify(request.cookies[CSRF_COOKIE], form.get('csrf'))) {
       return sendPage(reply, 403, renderErrorPage({ title: 'Sign-out failed', message: 'This sign-out form has expired. Open the sign-out page again.' }));
