@@ -178,7 +178,7 @@ describe('the parley command', () => {
       expect(lines.pop()).toMatch(/applied: 0001_foundation/);
       expect(await runCli(['admin-token', 'create', '--name', 'ops'], print)).toBe(0);
       const token = lines.pop() as string;
-      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(token).toMatch(/^[0-9a-f]{24}\.[A-Za-z0-9_-]{43}$/);
       expect(await runCli(['admin-token', 'list'], print)).toBe(0);
       const listed = lines.pop() as string;
       expect(listed).toContain('ops');

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../../clock.js';
 import type { Executor } from '../../../storage/database.js';
 import { newObjectId } from '../../../storage/ids.js';
@@ -60,7 +59,7 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
     async issueSignIn(grant: SignInGrant): Promise<SignInTokenResponse> {
       const now = clock.now();
       const accessToken = generateToken();
-      const refreshToken = randomBytes(32).toString('base64url');
+      const refreshToken = generateToken();
       const scope = grant.scopes.join(' ');
       await db.transaction().execute(async (trx) => {
         if (!(await grant.claim(trx))) throw new GrantAlreadyUsed();
