@@ -112,4 +112,30 @@ describe.each(testDatabases)('tray history paging on %s', (database) => {
     expectStrictlyDescending(all);
     expect(all.filter((record) => record.verb === 'post')).toHaveLength(6);
   });
+  it('answers every one of many concurrent comments, likes, unlikes, joins and posts touching one post and one community', async () => {
+    // On PostgreSQL these lock the same post and community rows and the one activity clock; taken in
+    // different orders they deadlocked and one request answered 500.
+    const owner = await kit.user('owner');
+    const members: EndUser[] = [];
+    for (let i = 0; i < 8; i += 1) members.push(await kit.user(`busy${i}`));
+    const communityId = await kit.community(owner, 'Busy club', members.slice(0, 4));
+    const postId = await kit.post(owner, communityId);
+    for (const member of members.slice(0, 4)) await kit.like(member, postId, 'wow');
+    const joining = members.slice(4);
+    const calls = [
+      ...members.slice(0, 4).flatMap((member) => [
+        member.call('POST', `/client/v1/posts/${postId}/comments`, { text: 'at once' }),
+        member.call('POST', `/client/v1/posts/${postId}/reactions`, { reactionName: 'like' }),
+        member.call('DELETE', `/client/v1/posts/${postId}/reactions/wow`),
+        member.call('POST', '/client/v1/posts', { communityId, text: 'me too' }),
+      ]),
+      ...joining.map((member) => member.call('POST', `/client/v1/communities/${communityId}/join`)),
+    ];
+    const answers = await Promise.all(calls);
+    expect(answers.map((response) => response.statusCode)).toEqual(calls.map(() => 200));
+    // The post's counters match what was done (there is no client route that reads one post back).
+    const post = await t.storage.db.selectFrom('posts').select(['comments_count', 'reactions']).where('id', '=', postId).executeTakeFirstOrThrow();
+    expect(post.comments_count).toBe(4);
+    expect(JSON.parse(post.reactions)).toEqual({ like: 4 });
+  });
 });
