@@ -118,6 +118,22 @@ export async function measure(name: string, options: LoadOptions): Promise<Bench
   };
 }
 
+/**
+ * Averages rounds of one server into one row (p50/p99: the mean of the rounds'). Benches that compare
+ * two servers measure them in alternating rounds, so the shared machine's drift falls on both alike.
+ */
+export function combineRounds(name: string, rounds: BenchRow[]): BenchRow {
+  const mean = (pick: (row: BenchRow) => number) => rounds.reduce((sum, row) => sum + pick(row), 0) / rounds.length;
+  const notes = rounds.map((row) => row.note).filter(Boolean);
+  return {
+    name,
+    requestsPerSecond: mean((row) => row.requestsPerSecond),
+    p50Ms: mean((row) => row.p50Ms),
+    p99Ms: mean((row) => row.p99Ms),
+    note: [`${rounds.length} alternating rounds: ${rounds.map((row) => Math.round(row.requestsPerSecond)).join(', ')} req/s`, ...notes].join('; '),
+  };
+}
+
 export function ratio(row: BenchRow, baseline: BenchRow): string {
   return (row.requestsPerSecond / Math.max(1, baseline.requestsPerSecond)).toFixed(2);
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { type BenchRow, type BenchSuite, type LoadOptions, measure, printTable, ratio, startParley, startScript } from '../lib.js';
+import { type BenchRow, type BenchSuite, combineRounds, type LoadOptions, measure, printTable, ratio, startParley, startScript } from '../lib.js';
 
 /**
  * Issue 5: the token endpoint. client_credentials grants per second next to panva's oidc-provider
@@ -108,19 +108,6 @@ async function measureExchanges(base: string, minted: Awaited<ReturnType<typeof 
   };
 }
 
-/** Averages rounds of one server into one row (p50/p99: the mean of the rounds'). */
-function combine(name: string, rounds: BenchRow[]): BenchRow {
-  const mean = (pick: (row: BenchRow) => number) => rounds.reduce((sum, row) => sum + pick(row), 0) / rounds.length;
-  const notes = rounds.map((row) => row.note).filter(Boolean);
-  return {
-    name,
-    requestsPerSecond: mean((row) => row.requestsPerSecond),
-    p50Ms: mean((row) => row.p50Ms),
-    p99Ms: mean((row) => row.p99Ms),
-    note: [`${rounds.length} alternating rounds: ${rounds.map((row) => Math.round(row.requestsPerSecond)).join(', ')} req/s`, ...notes].join('; '),
-  };
-}
-
 export const identitySuite: BenchSuite = {
   name: 'identity',
   async run() {
@@ -163,8 +150,8 @@ export const identitySuite: BenchSuite = {
           providerRounds.push(await measure('oidc-provider', { ...providerLoad, durationSeconds: roundSeconds }));
           parleyRounds.push(await measure('Parley', { ...parleyLoad, durationSeconds: roundSeconds }));
         }
-        const baseline = combine('oidc-provider client_credentials (in-memory)', providerRounds);
-        const grants = combine('Parley client_credentials (tokens persisted, SQLite)', parleyRounds);
+        const baseline = combineRounds('oidc-provider client_credentials (in-memory)', providerRounds);
+        const grants = combineRounds('Parley client_credentials (tokens persisted, SQLite)', parleyRounds);
         const target = Number(ratio(grants, baseline)) >= 1.5 ? 'meets' : 'MISSES';
         grants.note = `${grants.note}; ratio to oidc-provider ${ratio(grants, baseline)} (${target} the 1.5x target)`;
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { compileMatcher, type Matcher } from '../../src/modules/moderation/matcher.js';
-import { type BenchRow, type BenchSuite, type LoadOptions, measure, printTable, type RunningServer, startParley } from '../lib.js';
+import { type BenchRow, type BenchSuite, combineRounds, type LoadOptions, measure, printTable, type RunningServer, startParley } from '../lib.js';
 
 /**
  * Issue 4 (rules): the compiled matcher's cost must not grow with the number of rules.
@@ -113,19 +113,6 @@ async function serverWithRules(ruleCount: number): Promise<{ parley: RunningServ
   return { parley, load };
 }
 
-/** Averages rounds of one server into one row (p50/p99: the mean of the rounds'). */
-function combine(name: string, rounds: BenchRow[]): BenchRow {
-  const mean = (pick: (row: BenchRow) => number) => rounds.reduce((sum, row) => sum + pick(row), 0) / rounds.length;
-  const notes = rounds.map((row) => row.note).filter(Boolean);
-  return {
-    name,
-    requestsPerSecond: mean((row) => row.requestsPerSecond),
-    p50Ms: mean((row) => row.p50Ms),
-    p99Ms: mean((row) => row.p99Ms),
-    note: [`${rounds.length} alternating rounds: ${rounds.map((row) => Math.round(row.requestsPerSecond)).join(', ')} req/s`, ...notes].join('; '),
-  };
-}
-
 /**
  * Both servers run side by side (idle while the other is measured) and are measured in alternating
  * rounds, so a drift in the shared machine's load falls on both alike instead of on whichever ran second.
@@ -143,8 +130,8 @@ async function measureMessageCreate(): Promise<[BenchRow, BenchRow]> {
         manyRounds.push(await measure('many rules', { ...many.load, durationSeconds: roundSeconds }));
       }
       return [
-        combine('POST /api/v2/message, no rules', noneRounds),
-        combine(`POST /api/v2/message, ${WORDS.toLocaleString('en')} blacklisted words`, manyRounds),
+        combineRounds('POST /api/v2/message, no rules', noneRounds),
+        combineRounds(`POST /api/v2/message, ${WORDS.toLocaleString('en')} blacklisted words`, manyRounds),
       ];
     } finally {
       await many.parley.stop();
