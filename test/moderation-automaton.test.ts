@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildAutomaton } from '../src/modules/moderation/automaton.js';
+import { BOUNDARY, foldText } from '../src/modules/moderation/fold.js';
 
 /**
  * The automaton against a naive search, on random rule sets and texts: same answer on whether a
@@ -69,5 +70,23 @@ describe('Aho-Corasick automaton', () => {
     expect(automaton.firstMatch(text, 3)).toBe(-1);
     expect(automaton.firstMatch(text, 4)).toBe(0);
     expect(buildAutomaton([]).firstMatch(text, 4)).toBe(-1);
+  });
+});
+
+describe('text folding', () => {
+  const folded = (text: string, boundaries: boolean) => {
+    const { codes, length } = foldText(text, boundaries);
+    return Array.from(codes.subarray(0, length));
+  };
+
+  it('folds ASCII text on its fast path exactly as the general path does', () => {
+    const next = random(7);
+    const pieces = ['Hello', 'WORLD', ' ', '  ', '\t', '\n', 'a.b', 'x_y', '42', 'https://Example.COM/Path', '-', '!', ''];
+    for (let round = 0; round < 500; round++) {
+      const text = Array.from({ length: Math.floor(next() * 12) }, () => pieces[Math.floor(next() * pieces.length)]).join('');
+      // A zero-width space is dropped by folding but sends the text down the general (non-ASCII) path.
+      for (const boundaries of [true, false]) expect(folded(text, boundaries)).toEqual(folded(`${text}\u200b`, boundaries));
+    }
+    expect(folded('Hi  THERE', true)).toEqual([BOUNDARY, ...'hi'.split('').map((c) => c.charCodeAt(0)), BOUNDARY, 32, BOUNDARY, ...[...'there'].map((c) => c.charCodeAt(0)), BOUNDARY]);
   });
 });

@@ -9,6 +9,8 @@ import { type BenchRow, type BenchSuite, combineRounds, type LoadOptions, measur
  *    SQLite server (same starting state), at 50 connections. Target: ratio >= 0.9.
  */
 const WORDS = 10_000;
+/** Alternating rounds per server: the difference measured (~2%) is smaller than the machine's drift. */
+const ROUNDS = 6;
 const TEXT_ASCII =
   'Hi team, the release notes for version 4.2 are ready. Please review the changes to the billing page and the new ' +
   'onboarding flow before Friday; details are at https://docs.example.com/release/4.2 thanks!';
@@ -125,7 +127,7 @@ async function measureMessageCreate(): Promise<[BenchRow, BenchRow]> {
       const roundSeconds = Math.max(1, Number(process.env.BENCH_SECONDS ?? 10) / 2);
       const noneRounds: BenchRow[] = [];
       const manyRounds: BenchRow[] = [];
-      for (let round = 0; round < 3; round += 1) {
+      for (let round = 0; round < ROUNDS; round += 1) {
         noneRounds.push(await measure('no rules', { ...none.load, durationSeconds: roundSeconds }));
         manyRounds.push(await measure('many rules', { ...many.load, durationSeconds: roundSeconds }));
       }
