@@ -118,11 +118,8 @@ export async function measure(name: string, options: LoadOptions): Promise<Bench
   };
 }
 
-/**
- * Averages rounds of one server into one row (p50/p99: the mean of the rounds'). Benches that compare
- * two servers measure them in alternating rounds, so the shared machine's drift falls on both alike.
- */
-export function combineRounds(name: string, rounds: BenchRow[]): BenchRow {
+/** Averages rounds of one server into one row (p50/p99: the mean of the rounds'). */
+function combineRounds(name: string, rounds: BenchRow[]): BenchRow {
   const mean = (pick: (row: BenchRow) => number) => rounds.reduce((sum, row) => sum + pick(row), 0) / rounds.length;
   const notes = rounds.map((row) => row.note).filter(Boolean);
   return {
@@ -132,6 +129,26 @@ export function combineRounds(name: string, rounds: BenchRow[]): BenchRow {
     p99Ms: mean((row) => row.p99Ms),
     note: [`${rounds.length} alternating rounds: ${rounds.map((row) => Math.round(row.requestsPerSecond)).join(', ')} req/s`, ...notes].join('; '),
   };
+}
+
+/**
+ * Measures two warm servers in alternating rounds of BENCH_SECONDS / 2 each and answers one averaged
+ * row per server. The machine is shared and drifts; alternating makes the drift fall on both alike
+ * instead of on whichever would have run second.
+ */
+export async function alternateRounds(
+  first: { name: string; load: LoadOptions },
+  second: { name: string; load: LoadOptions },
+  rounds: number,
+): Promise<[BenchRow, BenchRow]> {
+  const durationSeconds = Math.max(1, Number(process.env.BENCH_SECONDS ?? 10) / 2);
+  const firstRounds: BenchRow[] = [];
+  const secondRounds: BenchRow[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    firstRounds.push(await measure(first.name, { ...first.load, durationSeconds }));
+    secondRounds.push(await measure(second.name, { ...second.load, durationSeconds }));
+  }
+  return [combineRounds(first.name, firstRounds), combineRounds(second.name, secondRounds)];
 }
 
 export function ratio(row: BenchRow, baseline: BenchRow): string {

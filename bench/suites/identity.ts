@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import autocannon from 'autocannon';
-import { type BenchRow, type BenchSuite, combineRounds, type LoadOptions, measure, printTable, ratio, startParley, startScript } from '../lib.js';
+import { type BenchRow, type BenchSuite, alternateRounds, type LoadOptions, measure, printTable, ratio, startParley, startScript } from '../lib.js';
 
 /**
  * Issue 5: the token endpoint. client_credentials grants per second next to panva's oidc-provider
@@ -143,15 +143,11 @@ export const identitySuite: BenchSuite = {
         // drift in the shared machine's load falls on both alike instead of on whichever ran second.
         await measure('warm-up', { ...providerLoad, durationSeconds: 2 });
         await measure('warm-up', { ...parleyLoad, durationSeconds: 2 });
-        const roundSeconds = Math.max(1, SECONDS / 2);
-        const providerRounds: BenchRow[] = [];
-        const parleyRounds: BenchRow[] = [];
-        for (let round = 0; round < 3; round += 1) {
-          providerRounds.push(await measure('oidc-provider', { ...providerLoad, durationSeconds: roundSeconds }));
-          parleyRounds.push(await measure('Parley', { ...parleyLoad, durationSeconds: roundSeconds }));
-        }
-        const baseline = combineRounds('oidc-provider client_credentials (in-memory)', providerRounds);
-        const grants = combineRounds('Parley client_credentials (tokens persisted, SQLite)', parleyRounds);
+        const [baseline, grants] = await alternateRounds(
+          { name: 'oidc-provider client_credentials (in-memory)', load: providerLoad },
+          { name: 'Parley client_credentials (tokens persisted, SQLite)', load: parleyLoad },
+          3,
+        );
         const target = Number(ratio(grants, baseline)) >= 1.5 ? 'meets' : 'MISSES';
         grants.note = `${grants.note}; ratio to oidc-provider ${ratio(grants, baseline)} (${target} the 1.5x target)`;
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { compileMatcher, type Matcher } from '../../src/modules/moderation/matcher.js';
-import { type BenchRow, type BenchSuite, combineRounds, type LoadOptions, measure, printTable, type RunningServer, startParley } from '../lib.js';
+import { type BenchRow, type BenchSuite, alternateRounds, type LoadOptions, measure, printTable, type RunningServer, startParley } from '../lib.js';
 
 /**
  * Issue 4 (rules): the compiled matcher's cost must not grow with the number of rules.
@@ -124,17 +124,11 @@ async function measureMessageCreate(): Promise<[BenchRow, BenchRow]> {
   try {
     const many = await serverWithRules(WORDS);
     try {
-      const roundSeconds = Math.max(1, Number(process.env.BENCH_SECONDS ?? 10) / 2);
-      const noneRounds: BenchRow[] = [];
-      const manyRounds: BenchRow[] = [];
-      for (let round = 0; round < ROUNDS; round += 1) {
-        noneRounds.push(await measure('no rules', { ...none.load, durationSeconds: roundSeconds }));
-        manyRounds.push(await measure('many rules', { ...many.load, durationSeconds: roundSeconds }));
-      }
-      return [
-        combineRounds('POST /api/v2/message, no rules', noneRounds),
-        combineRounds(`POST /api/v2/message, ${WORDS.toLocaleString('en')} blacklisted words`, manyRounds),
-      ];
+      return await alternateRounds(
+        { name: 'POST /api/v2/message, no rules', load: none.load },
+        { name: `POST /api/v2/message, ${WORDS.toLocaleString('en')} blacklisted words`, load: many.load },
+        ROUNDS,
+      );
     } finally {
       await many.parley.stop();
     }
