@@ -115,8 +115,9 @@ let out = new Int32Array(1024);
 let outLength = 0;
 let previousWord = false;
 
+/** Appends one code point (and a BOUNDARY before it at a word edge), always leaving room for a final BOUNDARY. */
 function emit(cp: number, boundaries: boolean): void {
-  if (outLength + 2 > out.length) {
+  if (outLength + 3 > out.length) {
     const grown = new Int32Array(out.length * 2);
     grown.set(out);
     out = grown;
@@ -195,14 +196,7 @@ export function foldText(text: string, boundaries: boolean): Folded {
     if (typeof folded === 'number') emit(folded, boundaries);
     else for (const point of folded) emit(point, boundaries);
   }
-  if (boundaries && previousWord) {
-    if (outLength + 1 > out.length) {
-      const grown = new Int32Array(out.length + 1);
-      grown.set(out);
-      out = grown;
-    }
-    out[outLength++] = BOUNDARY;
-  }
+  if (boundaries && previousWord) out[outLength++] = BOUNDARY;
   return { codes: out, length: outLength };
 }
 
