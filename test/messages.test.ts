@@ -89,6 +89,10 @@ describe.each(testDatabases)('messages admin API on %s', (database) => {
     expect(message.createdAt).toBe(message.updatedAt);
     expect(body.data.users).toHaveLength(1);
     expect(body.data.users[0]).toMatchObject({ userId: 'admin-env' });
+    // The answer is written as text on the create path: it must be the record every read presents.
+    const fetched = (await admin.call('GET', `/api/v2/message/${message.messageId}`)).json();
+    expect(message).toEqual(fetched.message);
+    expect(body.data.users).toEqual([fetched.user]);
 
     const second = await send(channelId, 'again');
     expect(second.channelSegment).toBe(2);

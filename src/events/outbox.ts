@@ -7,7 +7,7 @@ import type { OutboxTable } from '../storage/schema.js';
  * event exists exactly when its change committed. Consumers (real time, webhooks, the tray) read
  * the outbox after commit; see docs/architecture.md.
  */
-export interface DomainEvent {
+interface EventAddress {
   /** e.g. `message.created`, `reaction.added`, `member.added` */
   type: string;
   /** The channel whose members may see it, when there is one. */
@@ -16,8 +16,23 @@ export interface DomainEvent {
   userId?: string | null;
   /** The one user the event is for, when it is for one user only. */
   recipientId?: string | null;
-  /** Public JSON, already shaped by the module's presenter. */
-  data: unknown;
+}
+
+export type DomainEvent = EventAddress &
+  (
+    | {
+        /** Public JSON, already shaped by the module's presenter. */
+        data: unknown;
+      }
+    | {
+        /** The same, already serialized by the presenter (the message create path): written as is. */
+        json: string;
+      }
+  );
+
+/** The outbox payload column of an event. */
+export function payloadOf(event: DomainEvent): string {
+  return 'json' in event ? event.json : JSON.stringify(event.data ?? null);
 }
 
 /** An event as read back from the outbox. */
@@ -53,7 +68,7 @@ export async function appendEvents(trx: Executor, events: readonly DomainEvent[]
         channel_id: event.channelId ?? null,
         user_id: event.userId ?? null,
         recipient_id: event.recipientId ?? null,
-        payload: JSON.stringify(event.data ?? null),
+        payload: payloadOf(event),
         created_at: now,
       })),
     )

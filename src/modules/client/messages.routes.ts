@@ -10,7 +10,7 @@ import { sendBlob } from '../messages/media.routes.js';
 import type { MediaService } from '../messages/media.service.js';
 import { IMAGE_SIZES } from '../messages/messages.present.js';
 import { type MessageRecord, presentMessage } from '../messages/messages.present.js';
-import { MessageIdParams } from '../messages/messages.routes.js';
+import { cachedJson, createdAnswer, MessageIdParams } from '../messages/messages.routes.js';
 import { MAX_TEXT_LENGTH, type MessagesService } from '../messages/messages.service.js';
 import { readMultipartBody, uploadOf } from '../messages/multipart.js';
 import type { SendRules } from '../messages/send-rules.js';
@@ -36,6 +36,8 @@ export const topicOf = (value: string | undefined): string | null | undefined =>
 export function presentPublicUser(row: UserRow) {
   return { userId: row.id, displayName: row.display_name ?? '', avatar: row.avatar ?? '', isBot: row.kind === 'bot' };
 }
+
+const publicUserJson = cachedJson(presentPublicUser);
 
 function answer(messages: MessageRecord[], authors: Array<UserRow | undefined>, paging: Paging = { next: null, prev: null }) {
   const users = new Map<string, UserRow>();
@@ -118,13 +120,12 @@ export function registerClientMessageRoutes(
         }),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const actor = principalOf(request);
       const { channelId } = request.params;
       await sendRules.requirePoster(actor.userId, channelId);
       const { type, data, tags, parentId, topicId } = request.body;
-      const { record, author } = await messages.createMessage(actor, { channelId, type, data, tags, parentId, topicId: topicOf(topicId) ?? null });
-      return answer([record], [author]);
+      return createdAnswer(reply, await messages.createMessage(actor, { channelId, type, data, tags, parentId, topicId: topicOf(topicId) ?? null }), publicUserJson);
     },
   );
 

@@ -54,3 +54,26 @@ export function presentMessage(row: MessageRow) {
 }
 
 export type MessageRecord = ReturnType<typeof presentMessage>;
+
+const jsonOrNull = (text: string | null): string => (text === null ? 'null' : JSON.stringify(text));
+
+/**
+ * `JSON.stringify(presentMessage(row))`, written out directly, for a row this process has just
+ * created. Every create answers its record and writes it to the outbox, and building the object,
+ * parsing `data` back out of its JSON and serializing it all again was a fifth of the batch writer's
+ * time. The row's `data`, `tags` and `reactions` are JSON text that this process serialized itself
+ * (messages.service.ts), so they go in verbatim; rows read from the database go through
+ * presentMessage, which survives a malformed column. A test holds the two texts equal.
+ */
+export function presentCreatedMessageJson(row: MessageRow): string {
+  const createdAt = iso(row.created_at);
+  const updatedAt = row.updated_at === row.created_at ? createdAt : iso(row.updated_at);
+  return (
+    `{"messageId":${JSON.stringify(row.id)},"channelId":${JSON.stringify(row.channel_id)},"userId":${JSON.stringify(row.user_id)}` +
+    `,"type":${JSON.stringify(row.type)},"data":${row.data},"tags":${row.tags},"parentId":${jsonOrNull(row.parent_id)}` +
+    `,"childrenNumber":${row.children_number},"channelSegment":${row.segment},"isDeleted":${row.is_deleted === 1}` +
+    `,"fileId":${jsonOrNull(row.file_id)},"flagCount":${row.flag_count},"reactions":${row.reactions},"reactionsCount":${row.reactions_count}` +
+    `,"editedAt":${jsonOrNull(iso(row.edited_at))},"createdAt":${jsonOrNull(createdAt)},"updatedAt":${jsonOrNull(updatedAt)}` +
+    `,"topicId":${jsonOrNull(row.topic_id)}}`
+  );
+}

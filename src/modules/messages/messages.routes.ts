@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { principalOf } from '../../http/auth.js';
 import type { Paging } from '../../http/paging.js';
@@ -8,7 +9,7 @@ import { presentChannel } from '../channels/channels.present.js';
 import { presentUser } from '../users/users.present.js';
 import type { UserRow } from '../users/users.store.js';
 import { type MessageRecord, presentMessage } from './messages.present.js';
-import type { MessagesService } from './messages.service.js';
+import type { CreatedMessage, MessagesService } from './messages.service.js';
 
 const tag = { tags: ['messages'] };
 export const MessageIdParams = Type.Object({ messageId: Id('The message id') });
@@ -41,6 +42,32 @@ export function messagesAnswer(messages: MessageRecord[], authors: Array<UserRow
   };
 }
 
+/** A presenter whose JSON text is kept per row object, like presentAuthor's records. */
+export function cachedJson<Row extends object>(present: (row: Row) => unknown): (row: Row) => string {
+  const texts = new WeakMap<Row, string>();
+  return (row) => {
+    let text = texts.get(row);
+    if (text === undefined) {
+      text = JSON.stringify(present(row));
+      texts.set(row, text);
+    }
+    return text;
+  };
+}
+
+/**
+ * `messagesAnswer([record], [author])` of a create, as the JSON text it serializes to, which Fastify
+ * sends unchanged: the record's text is the one already written to the outbox, and the author's is
+ * kept per row, so the busiest answer in the server is one string concatenation.
+ */
+export function createdAnswer(reply: FastifyReply, created: CreatedMessage, authorJson: (row: UserRow) => string): string {
+  reply.type('application/json; charset=utf-8');
+  const users = created.author ? authorJson(created.author) : '';
+  return `{"status":"success","data":{"messages":[${created.recordJson}],"users":[${users}]},"paging":{"next":null,"prev":null}}`;
+}
+
+const presentAuthorJson = cachedJson(presentAuthor);
+
 export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesService; clock: Clock }): void {
   const { messages, clock } = deps;
 
@@ -59,10 +86,7 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
         }),
       },
     },
-    async (request) => {
-      const { record, author } = await messages.createMessage(principalOf(request), request.body);
-      return messagesAnswer([record], [author]);
-    },
+    async (request, reply) => createdAnswer(reply, await messages.createMessage(principalOf(request), request.body), presentAuthorJson),
   );
 
   app.post(

@@ -10,7 +10,7 @@ import { jsonWithinLimit } from '../channels/channels.service.js';
 import { type ChannelRow, createChannelsStore } from '../channels/channels.store.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { createGroupCommit } from './group-commit.js';
-import { blobKeysOf, IMAGE_SIZES, type MessageMedia, type MessageRecord, type MessageRow, parseMedia, presentMessage } from './messages.present.js';
+import { blobKeysOf, IMAGE_SIZES, type MessageMedia, type MessageRecord, type MessageRow, parseMedia, presentCreatedMessageJson, presentMessage } from './messages.present.js';
 import { createMessageQuery } from './messages.query.js';
 import { createSqliteMessageWriter } from './messages.sqlite.js';
 import { type CreateFailure, type CreateOutcome, createMessagesStore, type EventOf, type MessageDraft } from './messages.store.js';
@@ -57,9 +57,29 @@ export interface PreparedMessage {
 
 export interface CreatedMessage {
   row: MessageRow;
-  /** The presented record, as written to the outbox. */
-  record: MessageRecord;
+  /** The presented record. */
+  readonly record: MessageRecord;
+  /** The same record as JSON text; for a create, exactly what was written to the outbox (creates answer with it). */
+  readonly recordJson: string;
   author: UserRow | undefined;
+}
+
+/** A created or deleted message; whichever form of the record is not at hand is built on first use. */
+function createdMessage(row: MessageRow, author: UserRow | undefined, json: string | null = null): CreatedMessage {
+  let record: MessageRecord | null = null;
+  let recordJson = json;
+  return {
+    row,
+    author,
+    get record(): MessageRecord {
+      record ??= presentMessage(row);
+      return record;
+    },
+    get recordJson(): string {
+      recordJson ??= JSON.stringify(this.record);
+      return recordJson;
+    },
+  };
 }
 
 function failureError(failure: CreateFailure): AppError {
@@ -111,7 +131,7 @@ export function createMessagesService(deps: {
   const channels = createChannelsStore(db, dialect);
   const users = createUsersStore(db);
   const sqliteWriter = deps.sqlite ? createSqliteMessageWriter(db, deps.sqlite) : null;
-  const eventOf: EventOf = (row) => ({ type: 'message.created', channelId: row.channel_id, userId: row.user_id, data: presentMessage(row) });
+  const eventOf: EventOf = (row) => ({ type: 'message.created', channelId: row.channel_id, userId: row.user_id, json: presentCreatedMessageJson(row) });
   const writes = createGroupCommit<MessageDraft, CreateOutcome>(
     (drafts) => (sqliteWriter ? sqliteWriter.insertBatch(drafts, eventOf) : store.insertBatch(drafts, eventOf)),
     // One batch at a time: batches for a hot channel would only queue on its row lock, so while one
@@ -127,7 +147,7 @@ export function createMessagesService(deps: {
     const now = clock.now();
     const outcome = await writes.submit({ ...input, id: newObjectId(now), userId: actor.userId, createdAt: now });
     if ('failure' in outcome) throw failureError(outcome.failure);
-    return { row: outcome.row, record: outcome.event.data, author: outcome.author };
+    return createdMessage(outcome.row, outcome.author, outcome.event.json);
   }
 
   /** Removes the blobs of deleted messages, then forgets them; safe to run at any time, any number of times. */
@@ -243,7 +263,7 @@ export function createMessagesService(deps: {
         return deleted;
       });
       if (row.media !== null) await sweepDeletedMedia();
-      return { row, record: presentMessage(row), author: await users.findById(row.user_id) };
+      return createdMessage(row, await users.findById(row.user_id));
     },
 
     /** A ChannelCloseHook: closing a channel soft-deletes all its messages inside the close transaction. */

@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
 import type { Executor } from '../../storage/database.js';
+import { payloadOf } from '../../events/outbox.js';
 import type { UserRow } from '../users/users.store.js';
 import type { MessageRow } from './messages.present.js';
 import { type CreateOutcome, type EventOf, type MessageDraft, rowOf } from './messages.store.js';
@@ -97,7 +98,7 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
       messageValues.push(MESSAGE_COLUMNS.map((column) => row[column]));
       for (const tag of draft.tags) tagValues.push([row.id, tag]);
       const event = eventOf(row);
-      eventValues.push([event.type, event.channelId ?? null, event.userId ?? null, event.recipientId ?? null, JSON.stringify(event.data ?? null), row.created_at]);
+      eventValues.push([event.type, event.channelId ?? null, event.userId ?? null, event.recipientId ?? null, payloadOf(event), row.created_at]);
 
       if (draft.parentId !== null) parents.set(draft.parentId, (parents.get(draft.parentId) ?? 0) + 1);
       members.set(`${row.channel_id}\u0000${row.user_id}`, { channelId: row.channel_id, userId: row.user_id, at: row.created_at });

@@ -3,7 +3,7 @@ import { appendEvents, type DomainEvent } from '../../events/outbox.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
-import type { MessageRecord, MessageRow } from './messages.present.js';
+import type { MessageRow } from './messages.present.js';
 
 /** A message ready to be written; only its channelSegment is still to be chosen. */
 export interface MessageDraft {
@@ -24,8 +24,8 @@ export interface MessageDraft {
 }
 
 export type CreateFailure = 'channelNotFound' | 'channelClosed' | 'parentNotFound';
-/** The message.created event, whose data is the presented record (reused for the HTTP answer). */
-export type MessageCreatedEvent = DomainEvent & { data: MessageRecord };
+/** The message.created event: the presented record as JSON text (reused for the HTTP answer). */
+export type MessageCreatedEvent = DomainEvent & { json: string };
 export type CreateOutcome = { row: MessageRow; author: UserRow | undefined; event: MessageCreatedEvent } | { failure: CreateFailure };
 /** Builds the domain event of a created message, once its segment is known. */
 export type EventOf = (row: MessageRow) => MessageCreatedEvent;
