@@ -186,6 +186,7 @@ export async function buildApp(
     db,
     dialect,
     sqlite: storage.sqlite,
+    writerThread: config.sqliteWriterThread,
     clock,
     pageTokens,
     blobs,
@@ -260,12 +261,17 @@ export async function buildApp(
   webhooks.start();
   const gateway = createRealtimeGateway({ store: createRealtimeStore(db), options: options.gateway ?? {} });
   events.relay.onEvents((batch) => gateway.deliver(batch));
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  registerRealtimeRoutes(app, { gateway, authenticate: authenticateEndUser, startingPoint: () => events.relay.position });
+  // In a scope of its own: the websocket plugin adds request and response hooks, which then run for
+  // the stream route only, not for every API request.
+  await app.register(async (stream) => {
+    await stream.register(websocket, { options: { maxPayload: 64 * 1024 } });
+    registerRealtimeRoutes(stream, { gateway, authenticate: authenticateEndUser, startingPoint: () => events.relay.position });
+  });
   installMetrics(app, {
     outboxLag: async () => Math.max(0, (await latestEventId(db)) - events.relay.position),
     connectedSockets: () => gateway.connectionCount,
     databasePool: () => storage.poolStats(),
+    writerThread: () => messages.onWriterThread(),
   });
 
   // Who may read and post in a channel, for the client and bot APIs (messages/send-rules.ts).
@@ -325,6 +331,7 @@ export async function buildApp(
     await botRateLimiter.close();
     await webhooks.stop();
     await events.stop();
+    await messages.close();
     await storage.close();
   });
   return { app, storage, clock, config, events, routes, webhooks };

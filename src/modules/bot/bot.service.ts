@@ -54,7 +54,7 @@ export function createBotService(deps: {
    * runs only when the conversation does not exist yet: a first message the text guards refuse
    * leaves no empty conversation behind.
    */
-  async function conversationWith(bot: MessageActor, userId: string, beforeCreate?: () => Promise<void>): Promise<ChannelRow> {
+  async function conversationWith(bot: MessageActor, userId: string, beforeCreate?: () => void | Promise<void>): Promise<ChannelRow> {
     if (userId === bot.userId) throw new AppError('badRequest', 'A bot cannot send a direct message to itself.', { detail: [{ field: 'body.uid', message: 'must name another user' }] });
     const user = await users.findById(userId);
     if (!user || user.kind !== 'user') {
@@ -94,7 +94,7 @@ export function createBotService(deps: {
   }
 
   /** The channel and topic a message goes to, once the bot may post there. */
-  async function resolve(bot: MessageActor, target: BotTarget, beforeCreate?: () => Promise<void>): Promise<{ channelId: string; topicId: string | null }> {
+  async function resolve(bot: MessageActor, target: BotTarget, beforeCreate?: () => void | Promise<void>): Promise<{ channelId: string; topicId: string | null }> {
     const channel = 'uid' in target ? await conversationWith(bot, target.uid, beforeCreate) : await groupOf(target.gid);
     await sendRules.requirePoster(bot.userId, channel.id);
     const tid = 'gid' in target ? target.tid : undefined;

@@ -10,10 +10,10 @@ import { jsonWithinLimit } from '../channels/channels.service.js';
 import { type ChannelRow, createChannelsStore } from '../channels/channels.store.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { createGroupCommit } from './group-commit.js';
-import { blobKeysOf, IMAGE_SIZES, type MessageMedia, type MessageRecord, type MessageRow, parseMedia, presentCreatedMessageJson, presentMessage } from './messages.present.js';
+import { createSqliteMessageWriter } from './message-writer.js';
+import { blobKeysOf, IMAGE_SIZES, type MessageMedia, type MessageRecord, type MessageRow, parseMedia, presentMessage } from './messages.present.js';
 import { createMessageQuery } from './messages.query.js';
-import { createSqliteMessageWriter } from './messages.sqlite.js';
-import { type CreateFailure, type CreateOutcome, createMessagesStore, type EventOf, type MessageDraft } from './messages.store.js';
+import { type CreateFailure, type CreateOutcome, createMessagesStore, type MessageDraft } from './messages.store.js';
 
 /** Who writes or deletes, as far as messages care. Later surfaces (bots, end users) pass theirs. */
 export interface MessageActor {
@@ -120,6 +120,8 @@ export function createMessagesService(deps: {
   dialect: Dialect;
   /** The raw SQLite connection (storage.sqlite): enables the prepared-statement fast path. */
   sqlite: SQLite.Database | null;
+  /** SQLite: run message batches on a writer thread (message-writer.ts); default true. */
+  writerThread?: boolean;
   clock: Clock;
   pageTokens: PageTokens;
   blobs: BlobStore;
@@ -130,17 +132,20 @@ export function createMessagesService(deps: {
   const store = createMessagesStore(db, dialect);
   const channels = createChannelsStore(db, dialect);
   const users = createUsersStore(db);
-  const sqliteWriter = deps.sqlite ? createSqliteMessageWriter(db, deps.sqlite) : null;
-  const eventOf: EventOf = (row) => ({ type: 'message.created', channelId: row.channel_id, userId: row.user_id, json: presentCreatedMessageJson(row) });
+  const sqliteWriter = deps.sqlite ? createSqliteMessageWriter(db, deps.sqlite, { thread: deps.writerThread ?? true }) : null;
   const writes = createGroupCommit<MessageDraft, CreateOutcome>(
-    (drafts) => (sqliteWriter ? sqliteWriter.insertBatch(drafts, eventOf) : store.insertBatch(drafts, eventOf)),
+    (drafts) => (sqliteWriter ? sqliteWriter.insertBatch(drafts) : store.insertBatch(drafts)),
     // One batch at a time: batches for a hot channel would only queue on its row lock, so while one
     // commits the next grows instead (SQLite has a single writer anyway).
     { maxBatch: 256, maxInFlight: 1 },
   );
 
-  async function checkTexts(actor: MessageActor, channelId: string, texts: GuardedText[]): Promise<void> {
-    for (const guard of textGuards) await guard(actor, { channelId, texts });
+  /** Runs the guards in order; a promise only when one of them answers with one (see TextGuard). */
+  function checkTexts(actor: MessageActor, channelId: string, texts: GuardedText[], from = 0): void | Promise<void> {
+    for (let index = from; index < textGuards.length; index += 1) {
+      const pending = textGuards[index]?.(actor, { channelId, texts });
+      if (pending) return pending.then(() => checkTexts(actor, channelId, texts, index + 1));
+    }
   }
 
   async function insert(actor: MessageActor, input: Omit<MessageDraft, 'id' | 'userId' | 'createdAt'>): Promise<CreatedMessage> {
@@ -188,6 +193,16 @@ export function createMessagesService(deps: {
     sweepDeletedMedia,
     referencedBlobKeys,
 
+    /** Whether SQLite message batches run on the writer thread now (message-writer.ts). */
+    onWriterThread(): boolean {
+      return sqliteWriter?.onThread ?? false;
+    },
+
+    /** Ends the writer thread, if one runs; before the database closes. */
+    async close(): Promise<void> {
+      await sqliteWriter?.close();
+    },
+
     /** Creates a text or custom message: the one entry point every surface (admin, bot, client) calls. */
     async createMessage(actor: MessageActor, input: CreateMessageInput): Promise<CreatedMessage> {
       let data: string;
@@ -200,7 +215,8 @@ export function createMessagesService(deps: {
         data = jsonWithinLimit(input.data, 'data');
         texts = textGuards.length > 0 ? stringsOf(input.data, 'data', []) : [];
       }
-      if (textGuards.length > 0) await checkTexts(actor, input.channelId, texts);
+      const checking = textGuards.length > 0 ? checkTexts(actor, input.channelId, texts) : undefined;
+      if (checking) await checking;
       return insert(actor, {
         channelId: input.channelId,
         type: input.type,

@@ -1,9 +1,7 @@
 import type SQLite from 'better-sqlite3';
-import type { Executor } from '../../storage/database.js';
-import { payloadOf } from '../../events/outbox.js';
 import type { UserRow } from '../users/users.store.js';
-import type { MessageRow } from './messages.present.js';
-import { type CreateOutcome, type EventOf, type MessageDraft, rowOf } from './messages.store.js';
+import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
+import { type CreateFailure, type CreateOutcome, type MessageDraft, messageCreatedEvent, rowOf } from './messages.store.js';
 
 const MESSAGE_COLUMNS = [
   'id', 'channel_id', 'segment', 'user_id', 'type', 'data', 'tags', 'parent_id', 'children_number', 'is_deleted', 'file_id',
@@ -22,20 +20,39 @@ interface ChannelTally {
   lastActivity: number;
 }
 
+/** What a batch answers for one draft: its refusal, or the segment it took and its record's JSON text. */
+export type BatchOutcome = CreateFailure | { segment: number; json: string };
+
+/** A batch's answer: small and plain, so it crosses from the writer thread cheaply (message-writer.ts). */
+export interface BatchResult {
+  outcomes: BatchOutcome[];
+  /** The authors of the batch's messages, each once. */
+  authors: UserRow[];
+}
+
+/** The CreateOutcomes of a batch's drafts: each row is rebuilt from its draft and the segment it took. */
+export function outcomesOf(drafts: readonly MessageDraft[], result: BatchResult): CreateOutcome[] {
+  const authors = new Map(result.authors.map((author) => [author.id, author]));
+  return result.outcomes.map((outcome, index): CreateOutcome => {
+    if (typeof outcome === 'string') return { failure: outcome };
+    const row = rowOf(drafts[index] as MessageDraft, outcome.segment);
+    return { row, author: authors.get(row.user_id), event: messageCreatedEvent(row, outcome.json) };
+  });
+}
+
 /**
  * The SQLite side of message creation, on prepared statements run straight on better-sqlite3: the
- * rules of MessagesStore.insertBatch without a query builder on the server's busiest path.
+ * rules of MessagesStore.insertBatch without a query builder on the server's busiest path. It is
+ * synchronous and needs nothing but a connection, so it runs on the writer thread (message-writer.ts)
+ * or, where that thread is not running, on the caller's.
  *
  * A batch is one IMMEDIATE transaction. Every check of a draft (channel exists and is open, parent
  * is a live message of the same channel) is a read made before the draft's first write, so a refused
  * draft leaves nothing behind and needs no savepoint (savepoints cost a statement journal per page).
  * Counters are summed in memory and written once per channel, parent and member at the end. An
  * unexpected error rolls the whole batch back; the group commit then retries its drafts one by one.
- *
- * The raw connection is used only while holding Kysely's connection (`db.connection()`), so these
- * statements never land inside a Kysely transaction that is waiting on an await.
  */
-export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database) {
+export function createSqliteMessageBatch(sqlite: SQLite.Database): (drafts: MessageDraft[]) => BatchResult {
   const readChannel = sqlite.prepare<[string], { is_closed: number; last_segment: number }>(
     'select is_closed, last_segment from channels where id = ?',
   );
@@ -71,7 +88,7 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
   );
   const findUser = sqlite.prepare<[string], UserRow>('select * from users where id = ?');
 
-  const insertAll = sqlite.transaction((drafts: MessageDraft[], eventOf: EventOf): CreateOutcome[] => {
+  const insertAll = sqlite.transaction((drafts: MessageDraft[]): BatchResult => {
     const channels = new Map<string, ChannelTally | null>();
     const parents = new Map<string, number>();
     const members = new Map<string, { channelId: string; userId: string; at: number }>();
@@ -80,16 +97,16 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
     const eventValues: SqlValue[][] = [];
     const tagValues: Array<[string, string]> = [];
 
-    const outcomes = drafts.map((draft): CreateOutcome => {
+    const outcomes = drafts.map((draft): BatchOutcome => {
       let channel = channels.get(draft.channelId);
       if (channel === undefined) {
         const found = readChannel.get(draft.channelId);
         channel = found ? { closed: found.is_closed === 1, lastSegment: found.last_segment, added: 0, lastActivity: 0 } : null;
         channels.set(draft.channelId, channel);
       }
-      if (channel === null) return { failure: 'channelNotFound' };
-      if (channel.closed) return { failure: 'channelClosed' };
-      if (draft.parentId !== null && isLiveParent.get(draft.parentId, draft.channelId) === undefined) return { failure: 'parentNotFound' };
+      if (channel === null) return 'channelNotFound';
+      if (channel.closed) return 'channelClosed';
+      if (draft.parentId !== null && isLiveParent.get(draft.parentId, draft.channelId) === undefined) return 'parentNotFound';
 
       channel.lastSegment += 1;
       channel.added += 1;
@@ -97,13 +114,13 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
       const row = rowOf(draft, channel.lastSegment);
       messageValues.push(MESSAGE_COLUMNS.map((column) => row[column]));
       for (const tag of draft.tags) tagValues.push([row.id, tag]);
-      const event = eventOf(row);
-      eventValues.push([event.type, event.channelId ?? null, event.userId ?? null, event.recipientId ?? null, payloadOf(event), row.created_at]);
+      const json = presentCreatedMessageJson(row);
+      eventValues.push(['message.created', row.channel_id, row.user_id, null, json, row.created_at]);
 
       if (draft.parentId !== null) parents.set(draft.parentId, (parents.get(draft.parentId) ?? 0) + 1);
       members.set(`${row.channel_id}\u0000${row.user_id}`, { channelId: row.channel_id, userId: row.user_id, at: row.created_at });
       if (!authors.has(row.user_id)) authors.set(row.user_id, findUser.get(row.user_id));
-      return { row, author: authors.get(row.user_id), event };
+      return { segment: row.segment, json };
     });
 
     insertMessages(messageValues);
@@ -114,13 +131,9 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
     }
     for (const [parentId, added] of parents) addChildren.run(added, parentId);
     for (const member of members.values()) touchMember.run(member.at, member.channelId, member.userId);
-    return outcomes;
+    return { outcomes, authors: [...authors.values()].filter((author): author is UserRow => author !== undefined) };
   });
 
-  return {
-    /** One transaction for the whole batch; an unexpected error rolls all of it back (the caller retries singly). */
-    insertBatch(drafts: MessageDraft[], eventOf: EventOf): Promise<CreateOutcome[]> {
-      return db.connection().execute(async () => insertAll.immediate(drafts, eventOf));
-    },
-  };
+  /** One transaction for the whole batch; an unexpected error rolls all of it back (the caller retries singly). */
+  return (drafts) => insertAll.immediate(drafts);
 }

@@ -3,7 +3,7 @@ import { appendEvents, type DomainEvent } from '../../events/outbox.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
-import type { MessageRow } from './messages.present.js';
+import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
 
 /** A message ready to be written; only its channelSegment is still to be chosen. */
 export interface MessageDraft {
@@ -27,8 +27,11 @@ export type CreateFailure = 'channelNotFound' | 'channelClosed' | 'parentNotFoun
 /** The message.created event: the presented record as JSON text (reused for the HTTP answer). */
 export type MessageCreatedEvent = DomainEvent & { json: string };
 export type CreateOutcome = { row: MessageRow; author: UserRow | undefined; event: MessageCreatedEvent } | { failure: CreateFailure };
-/** Builds the domain event of a created message, once its segment is known. */
-export type EventOf = (row: MessageRow) => MessageCreatedEvent;
+
+/** The domain event of a created message, once its segment is known; `json` is its record's text. */
+export function messageCreatedEvent(row: MessageRow, json: string = presentCreatedMessageJson(row)): MessageCreatedEvent {
+  return { type: 'message.created', channelId: row.channel_id, userId: row.user_id, json };
+}
 
 export function rowOf(draft: MessageDraft, segment: number): MessageRow {
   return {
@@ -200,7 +203,7 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
      * out before anything of it is written, so segments stay gapless. Each channel's segments are
      * taken with one UPDATE ... RETURNING, in arrival order.
      */
-    async insertBatch(drafts: MessageDraft[], eventOf: EventOf): Promise<CreateOutcome[]> {
+    async insertBatch(drafts: MessageDraft[]): Promise<CreateOutcome[]> {
       return db.transaction().execute(async (trx) => {
         const store = createMessagesStore(trx, dialect);
         const outcomes: Array<CreateOutcome | undefined> = new Array(drafts.length);
@@ -266,7 +269,7 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
         const authorIds = [...new Set(rows.map((row) => row.user_id))];
         const authors = new Map((await createUsersStore(trx).findByIds(authorIds)).map((user) => [user.id, user]));
         // Last: appendEvents holds the outbox lock (PostgreSQL) from here to commit.
-        const events = rows.map(eventOf);
+        const events = rows.map((row) => messageCreatedEvent(row));
         await appendEvents(trx, events, Math.max(...rows.map((row) => row.created_at)));
         written.forEach(({ index, row }, position) => {
           outcomes[index] = { row, author: authors.get(row.user_id), event: events[position] as MessageCreatedEvent };

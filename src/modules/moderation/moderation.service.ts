@@ -119,10 +119,16 @@ export function createModerationService(deps: {
       for (const item of stringsOf(value, field)) checkText(item.text, item.field);
     },
 
-    /** The messages module's text guard: texts, custom data strings and captions before any write. */
-    async guard(_actor: unknown, input: { texts: readonly CheckedText[] }): Promise<void> {
-      await refreshIfStale();
-      for (const item of input.texts) checkText(item.text, item.field);
+    /**
+     * The messages module's text guard: texts, custom data strings and captions before any write.
+     * Synchronous while the rules are fresh (every request but one a second): no promise to settle.
+     */
+    guard(_actor: unknown, input: { texts: readonly CheckedText[] }): void | Promise<void> {
+      const checkAll = (): void => {
+        for (const item of input.texts) checkText(item.text, item.field);
+      };
+      if (now() - checkedAt < STALE_AFTER_MS) return checkAll();
+      return refreshIfStale().then(checkAll);
     },
 
     /** Loads the rules and listens for changes made on other instances. */

@@ -6,6 +6,8 @@ export interface MetricSources {
   outboxLag(): Promise<number>;
   connectedSockets(): number;
   databasePool(): { total: number; idle: number; waiting: number } | null;
+  /** SQLite: whether message batches run on the writer thread now. */
+  writerThread(): boolean;
 }
 
 /**
@@ -44,6 +46,14 @@ export function installMetrics(app: FastifyInstance, sources: MetricSources): vo
       this.set(sources.connectedSockets());
     },
   });
+  new Gauge({
+    name: 'parley_sqlite_writer_thread',
+    help: 'SQLite: 1 while message batches run on the writer thread, 0 while they run on the event loop (or on PostgreSQL)',
+    registers: [registry],
+    collect() {
+      this.set(sources.writerThread() ? 1 : 0);
+    },
+  });
   const pool = new Gauge({
     name: 'parley_database_pool_connections',
     help: 'Database pool connections by state (PostgreSQL)',
@@ -59,12 +69,29 @@ export function installMetrics(app: FastifyInstance, sources: MetricSources): vo
   });
 
   // Callback-style rather than async: it runs on every request, and an async hook costs a promise
-  // and a microtask hop.
+  // and a microtask hop. The labelled children are kept by key: prom-client otherwise builds and hashes
+  // the label set on every call, twice per request.
+  const counters = new Map<string, ReturnType<typeof requests.labels>>();
+  const timers = new Map<string, ReturnType<typeof latency.labels>>();
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL: ids in paths would explode the label set.
     const route = request.routeOptions.url ?? 'unmatched';
-    requests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    const method = request.method;
+    const status = String(reply.statusCode);
+    const routeKey = `${method} ${route}`;
+    const countKey = `${routeKey} ${status}`;
+    let counter = counters.get(countKey);
+    if (counter === undefined) {
+      counter = requests.labels(method, route, status);
+      counters.set(countKey, counter);
+    }
+    let timer = timers.get(routeKey);
+    if (timer === undefined) {
+      timer = latency.labels(method, route);
+      timers.set(routeKey, timer);
+    }
+    counter.inc();
+    timer.observe(reply.elapsedTime / 1000);
     done();
   });
 
