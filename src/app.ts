@@ -151,9 +151,10 @@ export async function buildApp(
   });
   // A successful write has committed by the time its response is sent: wake the outbox relay here
   // and on the other instances, so real-time delivery does not wait for the periodic poll.
-  // Routes that never write events (the token endpoint) opt out with `config: { emitsEvents: false }`.
+  // Routes that never write events (the token endpoint), or whose writer tells the relay itself (message
+  // creates), opt out with `config: { pokesRelay: false }` (http/typed-app.ts).
   app.addHook('onResponse', (request, reply, done) => {
-    if (request.method !== 'GET' && reply.statusCode < 300 && request.routeOptions.config.emitsEvents !== false) events.relay.poke();
+    if (request.method !== 'GET' && reply.statusCode < 300 && request.routeOptions.config.pokesRelay !== false) events.relay.poke();
     done();
   });
   installErrorHandling(app);
@@ -186,7 +187,7 @@ export async function buildApp(
     db,
     dialect,
     sqlite: storage.sqlite,
-    writerThread: config.sqliteWriterThread,
+    relay: events.relay,
     clock,
     pageTokens,
     blobs,
@@ -271,7 +272,6 @@ export async function buildApp(
     outboxLag: async () => Math.max(0, (await latestEventId(db)) - events.relay.position),
     connectedSockets: () => gateway.connectionCount,
     databasePool: () => storage.poolStats(),
-    writerThread: () => messages.onWriterThread(),
   });
 
   // Who may read and post in a channel, for the client and bot APIs (messages/send-rules.ts).
@@ -331,7 +331,6 @@ export async function buildApp(
     await botRateLimiter.close();
     await webhooks.stop();
     await events.stop();
-    await messages.close();
     await storage.close();
   });
   return { app, storage, clock, config, events, routes, webhooks };

@@ -42,11 +42,6 @@ export interface Config {
    * DATABASE_URL.
    */
   blobSweepGraceMs: number;
-  /**
-   * PARLEY_SQLITE_WRITER_THREAD: on SQLite, message batches run on a writer thread of their own
-   * (modules/messages/message-writer.ts). Default on; 0 keeps them on the event loop.
-   */
-  sqliteWriterThread: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -171,6 +166,5 @@ export function loadConfig(env: Env = process.env): Config {
     botRateWindowMs: readWholeNumber(env, 'PARLEY_BOT_RATE_WINDOW_MS', 1000, 100, 3_600_000, 'milliseconds'),
     secretKey,
     blobSweepGraceMs: readGraceSeconds(env, 'PARLEY_BLOB_SWEEP_GRACE_SECONDS', databaseUrl === null ? 0 : 600) * 1000,
-    sqliteWriterThread: env.PARLEY_SQLITE_WRITER_THREAD === undefined || readFlag(env, 'PARLEY_SQLITE_WRITER_THREAD'),
   };
 }

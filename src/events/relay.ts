@@ -25,39 +25,49 @@ export function createOutboxRelay(deps: { db: Executor; bus: EventBus; pollInter
   // Signs this relay's own wake-ups, so it does not drain a second time when the bus echoes them back.
   const self = randomBytes(8).toString('hex');
 
+  async function deliver(events: OutboxEvent[]): Promise<void> {
+    const afterId = lastId;
+    lastId = events[events.length - 1]?.id ?? lastId;
+    for (const listener of listeners) {
+      try {
+        await listener(events, afterId);
+      } catch {
+        // A failing listener must not stop the others; durable consumers retry from their own cursor.
+      }
+    }
+  }
+
   async function drainOnce(): Promise<void> {
     for (;;) {
-      const afterId = lastId;
-      const events = await readEventsAfter(deps.db, afterId, batchSize);
+      const events = await readEventsAfter(deps.db, lastId, batchSize);
       if (events.length === 0) return;
-      lastId = events[events.length - 1]?.id ?? lastId;
-      for (const listener of listeners) {
-        try {
-          await listener(events, afterId);
-        } catch {
-          // A failing listener must not stop the others; durable consumers retry from their own cursor.
-        }
-      }
+      await deliver(events);
       if (events.length < batchSize) return;
     }
   }
 
-  /** Coalesces wake-ups: at most one drain runs, and one more follows if poked meanwhile. */
-  function drain(): Promise<void> {
+  /**
+   * Coalesces wake-ups: at most one drain runs, and one more follows if poked meanwhile. `handed`:
+   * committed events already in memory (see handOver), delivered without reading them back.
+   */
+  function drain(handed: OutboxEvent[] | null = null): Promise<void> {
     if (stopped) return Promise.resolve();
     if (draining) {
       again = true;
       return draining;
     }
     draining = (async () => {
-      do {
+      // Handed events need no read after them unless a wake-up comes meanwhile (it sets `again`).
+      if (handed) await deliver(handed);
+      else again = true;
+      while (again && !stopped) {
         again = false;
         try {
           await drainOnce();
         } catch {
           // Database trouble: the next poke or poll tries again.
         }
-      } while (again && !stopped);
+      }
       draining = null;
     })();
     return draining;
@@ -93,6 +103,23 @@ export function createOutboxRelay(deps: { db: Executor; bus: EventBus; pollInter
         void drain();
         deps.bus.publish(OUTBOX_TOPIC, self).catch(() => undefined);
       });
+    },
+    /**
+     * After a local commit whose events are at hand (the SQLite message writer): when they follow
+     * right after this relay's position, they are delivered as they are instead of being read back;
+     * otherwise (another write came between, a drain is running) this is a poke. Outbox ids follow
+     * commit order (outbox.ts), so events that start at the position are exactly what a read would
+     * answer, up to their end. The drain after them still runs, for anything committed meanwhile.
+     */
+    handOver(events: OutboxEvent[]): void {
+      const first = events[0];
+      if (stopped || first === undefined) return;
+      if (draining || first.id !== lastId + 1) {
+        this.poke();
+        return;
+      }
+      void drain(events);
+      deps.bus.publish(OUTBOX_TOPIC, self).catch(() => undefined);
     },
     /** Resolves once everything committed before the call has been handed to listeners. */
     async flush(): Promise<void> {

@@ -7,10 +7,16 @@ export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, Server
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** false: the route never appends outbox events, so a success need not wake the relay (app.ts). */
-    emitsEvents?: boolean;
+    /**
+     * false: a success need not wake the outbox relay (app.ts), because the route appends no outbox
+     * events, or because what appends them tells the relay itself (message creates).
+     */
+    pokesRelay?: boolean;
   }
 }
 
 /** Route config for routes that never append outbox events (sign-in, tokens): no relay wake-up after them. */
-export const NO_EVENTS = { emitsEvents: false } as const;
+export const NO_EVENTS = { pokesRelay: false } as const;
+
+/** Route config for routes whose events are handed to the relay by the writer (messages.service.ts). */
+export const HANDS_EVENTS_ITSELF = { pokesRelay: false } as const;

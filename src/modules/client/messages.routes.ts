@@ -4,7 +4,7 @@ import { principalOf } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
 import { ChannelIdParams, Id, Metadata, StringEnum, Tags } from '../../http/schemas.js';
-import type { TypedApp } from '../../http/typed-app.js';
+import { HANDS_EVENTS_ITSELF, type TypedApp } from '../../http/typed-app.js';
 import { contentDispositionOf } from '../messages/files.js';
 import { sendBlob } from '../messages/media.routes.js';
 import type { MediaService } from '../messages/media.service.js';
@@ -107,6 +107,7 @@ export function registerClientMessageRoutes(
   app.post(
     '/channels/:channelId/messages',
     {
+      config: HANDS_EVENTS_ITSELF,
       schema: {
         ...tag,
         summary: 'Send a text or custom message',

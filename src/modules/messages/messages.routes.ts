@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.js';
 import { principalOf } from '../../http/auth.js';
 import type { Paging } from '../../http/paging.js';
 import { Id, Metadata, StringEnum, Tags } from '../../http/schemas.js';
-import type { TypedApp } from '../../http/typed-app.js';
+import { HANDS_EVENTS_ITSELF, type TypedApp } from '../../http/typed-app.js';
 import { presentChannel } from '../channels/channels.present.js';
 import { presentUser } from '../users/users.present.js';
 import type { UserRow } from '../users/users.store.js';
@@ -74,6 +74,7 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
   app.post(
     '/message',
     {
+      config: HANDS_EVENTS_ITSELF,
       schema: {
         ...tag,
         summary: 'Create a text or custom message',

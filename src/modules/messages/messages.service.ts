@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Clock } from '../../clock.js';
 import { appendEvents } from '../../events/outbox.js';
+import type { OutboxRelay } from '../../events/relay.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { PageTokens } from '../../http/paging.js';
 import type { BlobStore } from '../../storage/blobs.js';
@@ -10,9 +11,9 @@ import { jsonWithinLimit } from '../channels/channels.service.js';
 import { type ChannelRow, createChannelsStore } from '../channels/channels.store.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { createGroupCommit } from './group-commit.js';
-import { createSqliteMessageWriter } from './message-writer.js';
 import { blobKeysOf, IMAGE_SIZES, type MessageMedia, type MessageRecord, type MessageRow, parseMedia, presentMessage } from './messages.present.js';
 import { createMessageQuery } from './messages.query.js';
+import { createSqliteMessageWriter } from './messages.sqlite.js';
 import { type CreateFailure, type CreateOutcome, createMessagesStore, type MessageDraft } from './messages.store.js';
 
 /** Who writes or deletes, as far as messages care. Later surfaces (bots, end users) pass theirs. */
@@ -120,8 +121,8 @@ export function createMessagesService(deps: {
   dialect: Dialect;
   /** The raw SQLite connection (storage.sqlite): enables the prepared-statement fast path. */
   sqlite: SQLite.Database | null;
-  /** SQLite: run message batches on a writer thread (message-writer.ts); default true. */
-  writerThread?: boolean;
+  /** Told about every committed batch of creates (app.ts gives the outbox relay). */
+  relay?: Pick<OutboxRelay, 'handOver' | 'poke'>;
   clock: Clock;
   pageTokens: PageTokens;
   blobs: BlobStore;
@@ -132,9 +133,20 @@ export function createMessagesService(deps: {
   const store = createMessagesStore(db, dialect);
   const channels = createChannelsStore(db, dialect);
   const users = createUsersStore(db);
-  const sqliteWriter = deps.sqlite ? createSqliteMessageWriter(db, deps.sqlite, { thread: deps.writerThread ?? true }) : null;
+  const sqliteWriter = deps.sqlite ? createSqliteMessageWriter(db, deps.sqlite) : null;
+  // The create routes do not wake the relay after answering (HANDS_EVENTS_ITSELF): each batch does,
+  // once. On SQLite its events are handed over as they are, with no read back (relay.ts handOver).
   const writes = createGroupCommit<MessageDraft, CreateOutcome>(
-    (drafts) => (sqliteWriter ? sqliteWriter.insertBatch(drafts) : store.insertBatch(drafts)),
+    async (drafts) => {
+      if (sqliteWriter) {
+        const { outcomes, events } = await sqliteWriter.insertBatch(drafts);
+        deps.relay?.handOver(events);
+        return outcomes;
+      }
+      const outcomes = await store.insertBatch(drafts);
+      deps.relay?.poke();
+      return outcomes;
+    },
     // One batch at a time: batches for a hot channel would only queue on its row lock, so while one
     // commits the next grows instead (SQLite has a single writer anyway).
     { maxBatch: 256, maxInFlight: 1 },
@@ -193,15 +205,6 @@ export function createMessagesService(deps: {
     sweepDeletedMedia,
     referencedBlobKeys,
 
-    /** Whether SQLite message batches run on the writer thread now (message-writer.ts). */
-    onWriterThread(): boolean {
-      return sqliteWriter?.onThread ?? false;
-    },
-
-    /** Ends the writer thread, if one runs; before the database closes. */
-    async close(): Promise<void> {
-      await sqliteWriter?.close();
-    },
 
     /** Creates a text or custom message: the one entry point every surface (admin, bot, client) calls. */
     async createMessage(actor: MessageActor, input: CreateMessageInput): Promise<CreatedMessage> {

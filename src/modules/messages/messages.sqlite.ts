@@ -1,4 +1,6 @@
 import type SQLite from 'better-sqlite3';
+import { type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
+import type { Executor } from '../../storage/database.js';
 import type { UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
 import { type CreateFailure, type CreateOutcome, type MessageDraft, messageCreatedEvent, rowOf } from './messages.store.js';
@@ -23,28 +25,36 @@ interface ChannelTally {
 /** What a batch answers for one draft: its refusal, or the segment it took and its record's JSON text. */
 export type BatchOutcome = CreateFailure | { segment: number; json: string };
 
-/** A batch's answer: small and plain, so it crosses from the writer thread cheaply (message-writer.ts). */
+/** A batch's answer: per draft its outcome, and the ids of the events written. */
 export interface BatchResult {
   outcomes: BatchOutcome[];
+  /** The outbox ids of the written messages' events, in the order of their outcomes. */
+  eventIds: number[];
   /** The authors of the batch's messages, each once. */
   authors: UserRow[];
 }
 
-/** The CreateOutcomes of a batch's drafts: each row is rebuilt from its draft and the segment it took. */
-export function outcomesOf(drafts: readonly MessageDraft[], result: BatchResult): CreateOutcome[] {
+/**
+ * The CreateOutcomes of a batch's drafts (each row rebuilt from its draft and the segment it took),
+ * and its committed outbox events, as the relay would read them back.
+ */
+export function outcomesOf(drafts: readonly MessageDraft[], result: BatchResult): { outcomes: CreateOutcome[]; events: OutboxEvent[] } {
   const authors = new Map(result.authors.map((author) => [author.id, author]));
-  return result.outcomes.map((outcome, index): CreateOutcome => {
+  const events: OutboxEvent[] = [];
+  const outcomes = result.outcomes.map((outcome, index): CreateOutcome => {
     if (typeof outcome === 'string') return { failure: outcome };
     const row = rowOf(drafts[index] as MessageDraft, outcome.segment);
-    return { row, author: authors.get(row.user_id), event: messageCreatedEvent(row, outcome.json) };
+    const event = messageCreatedEvent(row, outcome.json);
+    const id = result.eventIds[events.length] as number;
+    events.push(toOutboxEvent({ id, type: event.type, channel_id: row.channel_id, user_id: row.user_id, recipient_id: null, payload: event.json, created_at: row.created_at }));
+    return { row, author: authors.get(row.user_id), event };
   });
+  return { outcomes, events };
 }
 
 /**
  * The SQLite side of message creation, on prepared statements run straight on better-sqlite3: the
- * rules of MessagesStore.insertBatch without a query builder on the server's busiest path. It is
- * synchronous and needs nothing but a connection, so it runs on the writer thread (message-writer.ts)
- * or, where that thread is not running, on the caller's.
+ * rules of MessagesStore.insertBatch without a query builder on the server's busiest path.
  *
  * A batch is one IMMEDIATE transaction. Every check of a draft (channel exists and is open, parent
  * is a live message of the same channel) is a read made before the draft's first write, so a refused
@@ -60,25 +70,32 @@ export function createSqliteMessageBatch(sqlite: SQLite.Database): (drafts: Mess
     'select 1 as one from messages where id = ? and channel_id = ? and is_deleted = 0',
   );
   const insertTag = sqlite.prepare<[string, string]>('insert or ignore into message_tags (message_id, tag) values (?, ?)');
-  /** `insert into table (columns) values (?, ...), ...` for n rows, prepared once per n. */
-  const multiInsert = (table: string, columns: readonly string[]) => {
-    const byCount = new Map<number, SQLite.Statement<SqlValue[]>>();
+  /**
+   * `insert into table (columns) values (?, ...), ...` for n rows, prepared once per n. With
+   * `returning`, it answers the new rows' ids in row order (`returning id`).
+   */
+  const multiInsert = (table: string, columns: readonly string[], returning: boolean) => {
+    const byCount = new Map<number, SQLite.Statement<SqlValue[], number>>();
     const row = `(${columns.map(() => '?').join(', ')})`;
-    return (values: SqlValue[][]): void => {
+    return (values: SqlValue[][]): number[] => {
+      const ids: number[] = [];
       for (let start = 0; start < values.length; start += CHUNK) {
         const chunk = values.slice(start, start + CHUNK);
         let statement = byCount.get(chunk.length);
         if (!statement) {
-          statement = sqlite.prepare<SqlValue[]>(`insert into ${table} (${columns.join(', ')}) values ${Array(chunk.length).fill(row).join(', ')}`);
+          const text = `insert into ${table} (${columns.join(', ')}) values ${Array(chunk.length).fill(row).join(', ')}`;
+          statement = returning ? sqlite.prepare<SqlValue[], number>(`${text} returning id`).pluck() : sqlite.prepare<SqlValue[], number>(text);
           byCount.set(chunk.length, statement);
         }
-        statement.run(...chunk.flat());
+        if (returning) ids.push(...statement.all(...chunk.flat()));
+        else statement.run(...chunk.flat());
       }
+      return ids;
     };
   };
-  const insertMessages = multiInsert('messages', MESSAGE_COLUMNS);
+  const insertMessages = multiInsert('messages', MESSAGE_COLUMNS, false);
   // Mirrors events/outbox.ts appendEvents, which is asynchronous and so cannot run in this transaction.
-  const insertEvents = multiInsert('outbox', EVENT_COLUMNS);
+  const insertEvents = multiInsert('outbox', EVENT_COLUMNS, true);
   const updateChannel = sqlite.prepare<[number, number, number, string]>(
     'update channels set last_segment = ?, message_count = message_count + ?, last_activity = max(coalesce(last_activity, 0), ?) where id = ?',
   );
@@ -125,15 +142,29 @@ export function createSqliteMessageBatch(sqlite: SQLite.Database): (drafts: Mess
 
     insertMessages(messageValues);
     for (const [messageId, tag] of tagValues) insertTag.run(messageId, tag);
-    insertEvents(eventValues);
+    const eventIds = insertEvents(eventValues);
     for (const [channelId, channel] of channels) {
       if (channel && channel.added > 0) updateChannel.run(channel.lastSegment, channel.added, channel.lastActivity, channelId);
     }
     for (const [parentId, added] of parents) addChildren.run(added, parentId);
     for (const member of members.values()) touchMember.run(member.at, member.channelId, member.userId);
-    return { outcomes, authors: [...authors.values()].filter((author): author is UserRow => author !== undefined) };
+    return { outcomes, eventIds, authors: [...authors.values()].filter((author): author is UserRow => author !== undefined) };
   });
 
   /** One transaction for the whole batch; an unexpected error rolls all of it back (the caller retries singly). */
   return (drafts) => insertAll.immediate(drafts);
+}
+
+/**
+ * Runs the batches while holding Kysely's one connection (`db.connection()`), so these statements never
+ * land inside a Kysely transaction that is waiting on an await.
+ */
+export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database) {
+  const insertBatch = createSqliteMessageBatch(sqlite);
+  return {
+    /** The batch's outcomes, and its committed outbox events (for the relay's handOver). */
+    insertBatch(drafts: MessageDraft[]): Promise<{ outcomes: CreateOutcome[]; events: OutboxEvent[] }> {
+      return db.connection().execute(async () => outcomesOf(drafts, insertBatch(drafts)));
+    },
+  };
 }

@@ -6,8 +6,6 @@ export interface MetricSources {
   outboxLag(): Promise<number>;
   connectedSockets(): number;
   databasePool(): { total: number; idle: number; waiting: number } | null;
-  /** SQLite: whether message batches run on the writer thread now. */
-  writerThread(): boolean;
 }
 
 /**
@@ -44,14 +42,6 @@ export function installMetrics(app: FastifyInstance, sources: MetricSources): vo
     registers: [registry],
     collect() {
       this.set(sources.connectedSockets());
-    },
-  });
-  new Gauge({
-    name: 'parley_sqlite_writer_thread',
-    help: 'SQLite: 1 while message batches run on the writer thread, 0 while they run on the event loop (or on PostgreSQL)',
-    registers: [registry],
-    collect() {
-      this.set(sources.writerThread() ? 1 : 0);
     },
   });
   const pool = new Gauge({
