@@ -109,7 +109,8 @@ export function createOutboxRelay(deps: { db: Executor; bus: EventBus; pollInter
      * right after this relay's position, they are delivered as they are instead of being read back;
      * otherwise (another write came between, a drain is running) this is a poke. Outbox ids follow
      * commit order (outbox.ts), so events that start at the position are exactly what a read would
-     * answer, up to their end. The drain after them still runs, for anything committed meanwhile.
+     * answer, up to their end. No read follows them unless a wake-up arrives meanwhile: any other
+     * write wakes the relay itself (or is found by the poll).
      */
     handOver(events: OutboxEvent[]): void {
       const first = events[0];

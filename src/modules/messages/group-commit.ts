@@ -26,37 +26,17 @@ export function createGroupCommit<I, O>(run: (items: I[]) => Promise<O[]>, optio
   let inFlight = 0;
   let scheduled = false;
 
-  /** Retries a failed batch's items one by one; each settles with its own outcome or error. */
-  async function runSingly(batch: Pending<I, O>[]): Promise<void> {
-    for (const pending of batch) {
-      try {
-        const [outcome] = await run([pending.item]);
-        pending.resolve(outcome as O);
-      } catch (error) {
-        pending.reject(error);
-      }
-    }
-  }
-
   async function runBatch(batch: Pending<I, O>[]): Promise<void> {
-    let outcomes: O[];
     try {
-      outcomes = await run(batch.map((pending) => pending.item));
+      const outcomes = await run(batch.map((pending) => pending.item));
+      batch.forEach((pending, index) => pending.resolve(outcomes[index] as O));
     } catch (error) {
-      if (batch.length === 1) batch[0]?.reject(error);
-      else await runSingly(batch);
-      finished();
-      return;
+      if (batch.length === 1) {
+        batch[0]?.reject(error);
+        return;
+      }
+      for (const pending of batch) await runBatch([pending]);
     }
-    // The next batch goes out before this one's callers hear back: answering them (the HTTP
-    // responses) keeps the event loop busy a while, and the writer would otherwise idle meanwhile.
-    finished();
-    batch.forEach((pending, index) => pending.resolve(outcomes[index] as O));
-  }
-
-  function finished(): void {
-    inFlight -= 1;
-    flush();
   }
 
   function flush(): void {
@@ -65,7 +45,10 @@ export function createGroupCommit<I, O>(run: (items: I[]) => Promise<O[]>, optio
       const batch = queue.length <= options.maxBatch ? queue : queue.slice(0, options.maxBatch);
       queue = queue.length <= options.maxBatch ? [] : queue.slice(options.maxBatch);
       inFlight += 1;
-      void runBatch(batch);
+      void runBatch(batch).finally(() => {
+        inFlight -= 1;
+        schedule();
+      });
     }
   }
 
