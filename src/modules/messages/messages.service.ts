@@ -205,7 +205,6 @@ export function createMessagesService(deps: {
     sweepDeletedMedia,
     referencedBlobKeys,
 
-
     /** Creates a text or custom message: the one entry point every surface (admin, bot, client) calls. */
     async createMessage(actor: MessageActor, input: CreateMessageInput): Promise<CreatedMessage> {
       let data: string;
