@@ -42,7 +42,7 @@ export function messagesAnswer(messages: MessageRecord[], authors: Array<UserRow
   };
 }
 
-/** A presenter whose JSON text is kept per row object, like presentAuthor's records. */
+/** A presenter whose JSON text is kept per row object (a batch hands the same author row to each create). */
 export function cachedJson<Row extends object>(present: (row: Row) => unknown): (row: Row) => string {
   const texts = new WeakMap<Row, string>();
   return (row) => {
@@ -66,7 +66,7 @@ export function createdAnswer(reply: FastifyReply, created: CreatedMessage, auth
   return `{"status":"success","data":{"messages":[${created.recordJson}],"users":[${users}]},"paging":{"next":null,"prev":null}}`;
 }
 
-const presentAuthorJson = cachedJson(presentAuthor);
+const presentAuthorJson = cachedJson(presentUser);
 
 export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesService; clock: Clock }): void {
   const { messages, clock } = deps;

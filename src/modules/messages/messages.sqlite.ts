@@ -3,7 +3,7 @@ import { type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
 import type { Executor } from '../../storage/database.js';
 import type { UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
-import { type CreateFailure, type CreateOutcome, type MessageDraft, messageCreatedEvent, rowOf } from './messages.store.js';
+import { type CreateOutcome, type MessageDraft, messageCreatedEvent, rowOf } from './messages.store.js';
 
 const MESSAGE_COLUMNS = [
   'id', 'channel_id', 'segment', 'user_id', 'type', 'data', 'tags', 'parent_id', 'children_number', 'is_deleted', 'file_id',
@@ -15,41 +15,17 @@ const CHUNK = 32;
 
 type SqlValue = string | number | null;
 
+/** A batch's outcomes, and its committed outbox events (for the relay's handOver). */
+interface WrittenBatch {
+  outcomes: CreateOutcome[];
+  events: OutboxEvent[];
+}
+
 interface ChannelTally {
   closed: boolean;
   lastSegment: number;
   added: number;
   lastActivity: number;
-}
-
-/** What a batch answers for one draft: its refusal, or the segment it took and its record's JSON text. */
-export type BatchOutcome = CreateFailure | { segment: number; json: string };
-
-/** A batch's answer: per draft its outcome, and the ids of the events written. */
-export interface BatchResult {
-  outcomes: BatchOutcome[];
-  /** The outbox ids of the written messages' events, in the order of their outcomes. */
-  eventIds: number[];
-  /** The authors of the batch's messages, each once. */
-  authors: UserRow[];
-}
-
-/**
- * The CreateOutcomes of a batch's drafts (each row rebuilt from its draft and the segment it took),
- * and its committed outbox events, as the relay would read them back.
- */
-export function outcomesOf(drafts: readonly MessageDraft[], result: BatchResult): { outcomes: CreateOutcome[]; events: OutboxEvent[] } {
-  const authors = new Map(result.authors.map((author) => [author.id, author]));
-  const events: OutboxEvent[] = [];
-  const outcomes = result.outcomes.map((outcome, index): CreateOutcome => {
-    if (typeof outcome === 'string') return { failure: outcome };
-    const row = rowOf(drafts[index] as MessageDraft, outcome.segment);
-    const event = messageCreatedEvent(row, outcome.json);
-    const id = result.eventIds[events.length] as number;
-    events.push(toOutboxEvent({ id, type: event.type, channel_id: row.channel_id, user_id: row.user_id, recipient_id: null, payload: event.json, created_at: row.created_at }));
-    return { row, author: authors.get(row.user_id), event };
-  });
-  return { outcomes, events };
 }
 
 /**
@@ -61,8 +37,11 @@ export function outcomesOf(drafts: readonly MessageDraft[], result: BatchResult)
  * draft leaves nothing behind and needs no savepoint (savepoints cost a statement journal per page).
  * Counters are summed in memory and written once per channel, parent and member at the end. An
  * unexpected error rolls the whole batch back; the group commit then retries its drafts one by one.
+ *
+ * The raw connection is used only while holding Kysely's connection (`db.connection()`), so these
+ * statements never land inside a Kysely transaction that is waiting on an await.
  */
-export function createSqliteMessageBatch(sqlite: SQLite.Database): (drafts: MessageDraft[]) => BatchResult {
+export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database) {
   const readChannel = sqlite.prepare<[string], { is_closed: number; last_segment: number }>(
     'select is_closed, last_segment from channels where id = ?',
   );
@@ -105,7 +84,7 @@ export function createSqliteMessageBatch(sqlite: SQLite.Database): (drafts: Mess
   );
   const findUser = sqlite.prepare<[string], UserRow>('select * from users where id = ?');
 
-  const insertAll = sqlite.transaction((drafts: MessageDraft[]): BatchResult => {
+  const insertAll = sqlite.transaction((drafts: MessageDraft[]): WrittenBatch => {
     const channels = new Map<string, ChannelTally | null>();
     const parents = new Map<string, number>();
     const members = new Map<string, { channelId: string; userId: string; at: number }>();
@@ -114,16 +93,18 @@ export function createSqliteMessageBatch(sqlite: SQLite.Database): (drafts: Mess
     const eventValues: SqlValue[][] = [];
     const tagValues: Array<[string, string]> = [];
 
-    const outcomes = drafts.map((draft): BatchOutcome => {
+    const written: Array<{ row: MessageRow; json: string }> = [];
+
+    const outcomes = drafts.map((draft): CreateOutcome => {
       let channel = channels.get(draft.channelId);
       if (channel === undefined) {
         const found = readChannel.get(draft.channelId);
         channel = found ? { closed: found.is_closed === 1, lastSegment: found.last_segment, added: 0, lastActivity: 0 } : null;
         channels.set(draft.channelId, channel);
       }
-      if (channel === null) return 'channelNotFound';
-      if (channel.closed) return 'channelClosed';
-      if (draft.parentId !== null && isLiveParent.get(draft.parentId, draft.channelId) === undefined) return 'parentNotFound';
+      if (channel === null) return { failure: 'channelNotFound' };
+      if (channel.closed) return { failure: 'channelClosed' };
+      if (draft.parentId !== null && isLiveParent.get(draft.parentId, draft.channelId) === undefined) return { failure: 'parentNotFound' };
 
       channel.lastSegment += 1;
       channel.added += 1;
@@ -133,11 +114,12 @@ export function createSqliteMessageBatch(sqlite: SQLite.Database): (drafts: Mess
       for (const tag of draft.tags) tagValues.push([row.id, tag]);
       const json = presentCreatedMessageJson(row);
       eventValues.push(['message.created', row.channel_id, row.user_id, null, json, row.created_at]);
+      written.push({ row, json });
 
       if (draft.parentId !== null) parents.set(draft.parentId, (parents.get(draft.parentId) ?? 0) + 1);
       members.set(`${row.channel_id}\u0000${row.user_id}`, { channelId: row.channel_id, userId: row.user_id, at: row.created_at });
       if (!authors.has(row.user_id)) authors.set(row.user_id, findUser.get(row.user_id));
-      return { segment: row.segment, json };
+      return { row, author: authors.get(row.user_id), event: messageCreatedEvent(row, json) };
     });
 
     insertMessages(messageValues);
@@ -148,23 +130,17 @@ export function createSqliteMessageBatch(sqlite: SQLite.Database): (drafts: Mess
     }
     for (const [parentId, added] of parents) addChildren.run(added, parentId);
     for (const member of members.values()) touchMember.run(member.at, member.channelId, member.userId);
-    return { outcomes, eventIds, authors: [...authors.values()].filter((author): author is UserRow => author !== undefined) };
+    // The events as the relay would read them back once committed (ids in row order: `returning id`).
+    const events = written.map(({ row, json }, index) =>
+      toOutboxEvent({ id: eventIds[index] as number, type: 'message.created', channel_id: row.channel_id, user_id: row.user_id, recipient_id: null, payload: json, created_at: row.created_at }),
+    );
+    return { outcomes, events };
   });
 
-  /** One transaction for the whole batch; an unexpected error rolls all of it back (the caller retries singly). */
-  return (drafts) => insertAll.immediate(drafts);
-}
-
-/**
- * Runs the batches while holding Kysely's one connection (`db.connection()`), so these statements never
- * land inside a Kysely transaction that is waiting on an await.
- */
-export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database) {
-  const insertBatch = createSqliteMessageBatch(sqlite);
   return {
-    /** The batch's outcomes, and its committed outbox events (for the relay's handOver). */
-    insertBatch(drafts: MessageDraft[]): Promise<{ outcomes: CreateOutcome[]; events: OutboxEvent[] }> {
-      return db.connection().execute(async () => outcomesOf(drafts, insertBatch(drafts)));
+    /** One transaction for the whole batch; an unexpected error rolls all of it back (the caller retries singly). */
+    insertBatch(drafts: MessageDraft[]): Promise<WrittenBatch> {
+      return db.connection().execute(async () => insertAll.immediate(drafts));
     },
   };
 }

@@ -122,6 +122,17 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
     return userId;
   }
 
+  function cachedPrincipal(tokenHash: string): Principal | undefined {
+    const cached = adminCache.get(tokenHash);
+    if (!cached) return undefined;
+    // Real time, not the adjustable clock: the cache's age is about this process, not the domain.
+    const fresh = Date.now() - cached.cachedAt < ADMIN_TOKEN_CACHE_MS;
+    const live = cached.expiresAt === null || cached.expiresAt > deps.clock.now();
+    if (fresh && live) return cached.principal;
+    adminCache.delete(tokenHash);
+    return undefined;
+  }
+
   return {
     async issue(input: {
       kind: TokenKind;
@@ -158,22 +169,14 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
      * undefined when the cache cannot answer (then call resolve).
      */
     resolveCached(token: string): Principal | undefined {
-      const tokenHash = hashToken(token);
-      const cached = adminCache.get(tokenHash);
-      if (!cached) return undefined;
-      // Real time, not the adjustable clock: the cache's age is about this process, not the domain.
-      const fresh = Date.now() - cached.cachedAt < ADMIN_TOKEN_CACHE_MS;
-      const live = cached.expiresAt === null || cached.expiresAt > deps.clock.now();
-      if (fresh && live) return cached.principal;
-      adminCache.delete(tokenHash);
-      return undefined;
+      return cachedPrincipal(hashToken(token));
     },
 
     /** Answers the principal of a live token, or null for unknown, revoked and expired ones. */
     async resolve(token: string): Promise<Principal | null> {
-      const cached = this.resolveCached(token);
-      if (cached) return cached;
       const tokenHash = hashToken(token);
+      const cached = cachedPrincipal(tokenHash);
+      if (cached) return cached;
       const row = await store.findByHash(tokenHash);
       if (!row || row.revoked_at !== null) return null;
       if (row.expires_at !== null && row.expires_at <= deps.clock.now()) return null;
