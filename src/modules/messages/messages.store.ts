@@ -248,7 +248,7 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
             .returning('last_segment')
             .executeTakeFirstOrThrow();
           const first = taken.last_segment - items.length + 1;
-          items.forEach((item, offset) => written.push({ ...item, row: rowOf(item.draft, first + offset) }));
+          items.forEach((item, offset) => written.push({ draft: item.draft, index: item.index, row: rowOf(item.draft, first + offset) }));
         }
         if (written.length === 0) return outcomes as CreateOutcome[];
 
