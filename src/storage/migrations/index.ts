@@ -9,6 +9,7 @@ import * as webhooks from './0007_webhooks.js';
 import * as reactions from './0008_reactions.js';
 import * as blobReferences from './0010_blob_references.js';
 import * as topics from './0009_topics.js';
+import * as partialIndexes from './0011_partial_indexes.js';
 
 /**
  * Every migration, in order. One set serves SQLite and PostgreSQL; each issue adds a file here rather
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0008_reactions': reactions,
   '0009_topics': topics,
   '0010_blob_references': blobReferences,
+  '0011_partial_indexes': partialIndexes,
 };
