@@ -81,10 +81,20 @@ export interface RegisteredRoute {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
+/**
+ * Generated request ids: UUID-shaped, a random prefix per process and a counter. Unique within the
+ * process and, through the prefix, across instances; they only correlate log lines, so they need not
+ * be unpredictable (randomUUID per request cost half a kilobyte of garbage each).
+ */
+const REQUEST_ID_PREFIX = randomUUID().slice(0, 24);
+let requestCounter = 0;
+
 /** Accepts a caller's X-Request-Id when it is tame; otherwise makes one. */
 function requestIdOf(request: { headers: Record<string, string | string[] | undefined> }): string {
   const given = request.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  if (typeof given === 'string' && REQUEST_ID.test(given)) return given;
+  requestCounter = (requestCounter + 1) % 2 ** 48;
+  return REQUEST_ID_PREFIX + requestCounter.toString(16).padStart(12, '0');
 }
 
 /**

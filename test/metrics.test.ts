@@ -24,7 +24,20 @@ describe.each(testDatabases)('metrics on %s', (database) => {
     expect(text).toMatch(/parley_http_requests_total\{method="POST",route="\/api\/v2\/channel",status="200"\} 1/);
     expect(text).toMatch(/parley_http_requests_total\{method="POST",route="\/api\/v2\/channel\/:channelId\/users",status="404"\} 1/);
     expect(text).not.toContain(channelId);
-    expect(text).toContain('parley_http_request_duration_seconds_bucket');
+    // Latency as a Prometheus histogram: cumulative buckets ending at +Inf, which equals the count.
+    expect(text).toContain('# TYPE parley_http_request_duration_seconds histogram');
+    expect(text).toContain('# TYPE parley_http_requests_total counter');
+    const series = '{method="POST",route="/api/v2/channel/:channelId/users"';
+    const bucketLines = text.split('\n').filter((line) => line.startsWith(`parley_http_request_duration_seconds_bucket${series}`));
+    const counts = bucketLines.map((line) => Number(line.split(' ').at(-1)));
+    expect(bucketLines.at(-1)).toContain('le="+Inf"');
+    expect(counts.length).toBe(12);
+    expect(counts.every((count, index) => index === 0 || count >= (counts[index - 1] as number))).toBe(true);
+    expect(counts.at(-1)).toBe(1);
+    expect(text).toContain(`parley_http_request_duration_seconds_count${series}} 1`);
+    const sum = Number(/parley_http_request_duration_seconds_sum\{method="POST",route="\/api\/v2\/channel\/:channelId\/users"\} (\S+)/.exec(text)?.[1]);
+    expect(sum).toBeGreaterThan(0);
+    expect(sum).toBeLessThan(5);
     expect(text).toMatch(/parley_outbox_lag_events \d+/);
     expect(text).toMatch(/parley_websocket_connections 0/);
     if (database === 'postgres') expect(text).toMatch(/parley_database_pool_connections\{state="total"\} \d+/);

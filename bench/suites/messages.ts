@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { type BenchRow, type BenchSuite, measure, printTable, ratio, type RunningServer, startParley, startScript } from '../lib.js';
+import { alternateRounds, type BenchRow, type BenchSuite, type LoadOptions, measure, printTable, ratio, type RunningServer, startParley, startScript } from '../lib.js';
 
 /**
  * Issue 3: message create against a naive baseline (node:http + one autocommit better-sqlite3
@@ -12,6 +12,8 @@ import { type BenchRow, type BenchSuite, measure, printTable, ratio, type Runnin
  */
 const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const BIG = 1_000_000;
+/** Rounds of BENCH_SECONDS / 2 per side in the alternating create comparison (SQLite). */
+const ALTERNATING_ROUNDS = 4;
 const SMALL = 100;
 const TEXT_BODY = (channelId: string) => JSON.stringify({ channelId, type: 'text', data: { text: 'Hello from the bench, a message of ordinary length.' } });
 
@@ -84,7 +86,13 @@ async function createChannel(server: RunningServer, channelId: string): Promise<
  * The machine is shared and its background load drifts, so the baseline is measured right before and
  * right after the create, and the ratio is taken to their mean.
  */
-async function measureParley(label: string, server: RunningServer, seeder: Seeder, measureBaseline: (name: string) => Promise<BenchRow>): Promise<BenchRow[]> {
+async function measureParley(
+  label: string,
+  server: RunningServer,
+  seeder: Seeder,
+  measureBaseline: (name: string) => Promise<BenchRow>,
+  alternateWithBaseline: LoadOptions | null,
+): Promise<BenchRow[]> {
   const headers = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' };
   for (const channelId of ['bench', 'small', 'big']) await createChannel(server, channelId);
   // Warm-up: JIT, statement caches, pools.
@@ -94,6 +102,18 @@ async function measureParley(label: string, server: RunningServer, seeder: Seede
   const after = await measureBaseline(`baseline, just after ${label}`);
   const baseline: BenchRow = { name: 'mean', requestsPerSecond: (before.requestsPerSecond + after.requestsPerSecond) / 2, p50Ms: 0, p99Ms: 0 };
   create.note = [`ratio to baseline (mean of the two around it) ${ratio(create, baseline)}`, create.note].filter(Boolean).join('; ');
+  const alternating: BenchRow[] = [];
+  if (alternateWithBaseline) {
+    // The same comparison in alternating rounds of half the duration: on a shared machine whose speed
+    // drifts by tens of percent within a minute, the three runs above can land in different phases.
+    const [baselineRounds, createRounds] = await alternateRounds(
+      { name: 'baseline, alternating rounds', load: alternateWithBaseline },
+      { name: `${label}: POST /api/v2/message, alternating rounds`, load: { url: `${server.url}/api/v2/message`, method: 'POST', headers, body: TEXT_BODY('bench') } },
+      ALTERNATING_ROUNDS,
+    );
+    createRounds.note = [`ratio ${ratio(createRounds, baselineRounds)}`, createRounds.note].filter(Boolean).join('; ');
+    alternating.push(baselineRounds, createRounds);
+  }
 
   const started = Date.now();
   await seeder.seed('small', SMALL);
@@ -105,7 +125,7 @@ async function measureParley(label: string, server: RunningServer, seeder: Seede
   const queryMiddle = await measure(`${label}: same, 50 before segment 500,000`, { url: `${server.url}/api/v2/messages`, method: 'POST', headers, body: page('big', { before: 500_000, last: 50 }) });
   queryBig.note = [`${ratio(queryBig, querySmall)} x the 100-message channel's rate`, queryBig.note].filter(Boolean).join('; ');
   queryMiddle.note = [`${ratio(queryMiddle, querySmall)} x the 100-message channel's rate`, queryMiddle.note].filter(Boolean).join('; ');
-  return [before, create, after, querySmall, queryBig, queryMiddle];
+  return [before, create, after, ...alternating, querySmall, queryBig, queryMiddle];
 }
 
 async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
@@ -133,11 +153,11 @@ async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> 
 
 type MeasureBaseline = (name: string) => Promise<BenchRow>;
 
-async function runSqlite(measureBaseline: MeasureBaseline): Promise<BenchRow[]> {
+async function runSqlite(measureBaseline: MeasureBaseline, baselineLoad: LoadOptions): Promise<BenchRow[]> {
   const server = await startParley();
   const seeder = sqliteSeeder(server.dataDir);
   try {
-    return await measureParley('SQLite', server, seeder, measureBaseline);
+    return await measureParley('SQLite', server, seeder, measureBaseline, baselineLoad);
   } finally {
     await seeder.close();
     await server.stop();
@@ -154,7 +174,7 @@ async function runPostgres(measureBaseline: MeasureBaseline): Promise<BenchRow[]
     const server = await startParley({ DATABASE_URL: database.url });
     const seeder = postgresSeeder(database.url);
     try {
-      return await measureParley('PostgreSQL', server, seeder, measureBaseline);
+      return await measureParley('PostgreSQL', server, seeder, measureBaseline, null);
     } finally {
       await seeder.close();
       await server.stop();
@@ -175,7 +195,7 @@ export const messagesSuite: BenchSuite = {
     try {
       await measure('warm-up', { ...load, durationSeconds: 2 });
       const measureBaseline = (name: string) => measure(name, load);
-      rows.push(...(await runSqlite(measureBaseline)));
+      rows.push(...(await runSqlite(measureBaseline, load)));
       rows.push(...(await runPostgres(measureBaseline)));
     } finally {
       await naive.stop();

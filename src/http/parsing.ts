@@ -51,13 +51,26 @@ function expectsObject(schema: SchemaNode | undefined): boolean {
   return (schema.anyOf ?? []).some(expectsObject);
 }
 
+/** The properties of an object schema that expect an object or array, found once per schema. */
+const objectFieldsBySchema = new WeakMap<SchemaNode, readonly string[]>();
+function objectFieldsOf(schema: SchemaNode): readonly string[] {
+  let fields = objectFieldsBySchema.get(schema);
+  if (fields === undefined) {
+    fields = Object.entries(schema.properties ?? {})
+      .filter(([, propertySchema]) => expectsObject(propertySchema))
+      .map(([key]) => key);
+    objectFieldsBySchema.set(schema, fields);
+  }
+  return fields;
+}
+
 /** `metadata={"a":1}` in a form or query string is accepted as the object it spells. */
-function decodeJsonFieldsOf(value: unknown, schema: SchemaNode | undefined): void {
-  if (!schema?.properties || value === null || typeof value !== 'object' || Array.isArray(value)) return;
+function decodeJsonFieldsOf(value: unknown, schema: SchemaNode): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
   const record = value as Record<string, unknown>;
-  for (const [key, propertySchema] of Object.entries(schema.properties)) {
+  for (const key of objectFieldsOf(schema)) {
     const field = record[key];
-    if (typeof field !== 'string' || !expectsObject(propertySchema)) continue;
+    if (typeof field !== 'string') continue;
     const trimmed = field.trim();
     if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) continue;
     try {
@@ -68,9 +81,14 @@ function decodeJsonFieldsOf(value: unknown, schema: SchemaNode | undefined): voi
   }
 }
 
+/**
+ * Runs on every request, so it allocates nothing when there is nothing to decode: the fields to look at
+ * are found once per schema, and the query string is not parsed (Fastify parses it on first read) for a
+ * route that declares none.
+ */
 function decodeJsonFields(request: FastifyRequest): void {
   const schema = request.routeOptions.schema as { body?: SchemaNode; querystring?: SchemaNode } | undefined;
   if (!schema) return;
-  decodeJsonFieldsOf(request.body, schema.body);
-  decodeJsonFieldsOf(request.query, schema.querystring);
+  if (schema.body?.properties) decodeJsonFieldsOf(request.body, schema.body);
+  if (schema.querystring?.properties) decodeJsonFieldsOf(request.query, schema.querystring);
 }
