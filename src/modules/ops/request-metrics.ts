@@ -45,41 +45,38 @@ export function createRequestMetrics(registry: Registry, names: { requests: stri
     for (const byMethod of tallies.values()) yield* byMethod.values();
   }
 
-  // prom-client's types name only its own metric classes, while its registry formats any metric with a
-  // name, a help, a type and get() (registry.js getMetricsAsString): hence the casts below.
-  registry.registerMetric({
-    name: names.requests,
-    help: 'HTTP requests by method, route pattern and status',
-    type: 'counter',
-    get: () => {
-      const values: Sample[] = [];
-      for (const tally of everyTally()) {
-        for (const [status, count] of tally.byStatus) values.push({ labels: { method: tally.method, route: tally.route, status }, value: count });
-      }
-      return { name: names.requests, help: 'HTTP requests by method, route pattern and status', type: 'counter', values, aggregator: 'sum' };
-    },
-  } as unknown as Parameters<Registry['registerMetric']>[0]);
+  /**
+   * prom-client's types name only its own metric classes, while its registry formats any metric with a
+   * name, a help, a type and get() (registry.js getMetricsAsString): hence the cast.
+   */
+  function register(name: string, help: string, type: 'counter' | 'histogram', samples: () => Sample[]): void {
+    const metric = { name, help, type, get: () => ({ name, help, type, values: samples(), aggregator: 'sum' }) };
+    registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
+  }
 
-  registry.registerMetric({
-    name: names.latency,
-    help: 'HTTP request latency by method and route pattern',
-    type: 'histogram',
-    get: () => {
-      const values: Sample[] = [];
-      for (const tally of everyTally()) {
-        const labels = { method: tally.method, route: tally.route };
-        let cumulative = 0;
-        bounds.forEach((bound, index) => {
-          cumulative += tally.buckets[index] ?? 0;
-          values.push({ metricName: `${names.latency}_bucket`, labels: { ...labels, le: bound }, value: cumulative });
-        });
-        values.push({ metricName: `${names.latency}_bucket`, labels: { ...labels, le: '+Inf' }, value: tally.count });
-        values.push({ metricName: `${names.latency}_sum`, labels, value: tally.sum });
-        values.push({ metricName: `${names.latency}_count`, labels, value: tally.count });
-      }
-      return { name: names.latency, help: 'HTTP request latency by method and route pattern', type: 'histogram', values, aggregator: 'sum' };
-    },
-  } as unknown as Parameters<Registry['registerMetric']>[0]);
+  register(names.requests, 'HTTP requests by method, route pattern and status', 'counter', () => {
+    const values: Sample[] = [];
+    for (const tally of everyTally()) {
+      for (const [status, count] of tally.byStatus) values.push({ labels: { method: tally.method, route: tally.route, status }, value: count });
+    }
+    return values;
+  });
+
+  register(names.latency, 'HTTP request latency by method and route pattern', 'histogram', () => {
+    const values: Sample[] = [];
+    for (const tally of everyTally()) {
+      const labels = { method: tally.method, route: tally.route };
+      let cumulative = 0;
+      bounds.forEach((bound, index) => {
+        cumulative += tally.buckets[index] ?? 0;
+        values.push({ metricName: `${names.latency}_bucket`, labels: { ...labels, le: bound }, value: cumulative });
+      });
+      values.push({ metricName: `${names.latency}_bucket`, labels: { ...labels, le: '+Inf' }, value: tally.count });
+      values.push({ metricName: `${names.latency}_sum`, labels, value: tally.sum });
+      values.push({ metricName: `${names.latency}_count`, labels, value: tally.count });
+    }
+    return values;
+  });
 
   return {
     /** Counts one answered request; `seconds` is its latency. No allocation once the route is known. */
