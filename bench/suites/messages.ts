@@ -90,9 +90,10 @@ async function measureParley(
   label: string,
   server: RunningServer,
   seeder: Seeder,
-  measureBaseline: (name: string) => Promise<BenchRow>,
-  alternateWithBaseline: LoadOptions | null,
+  /** The bare-insert baseline's load; `alternate`: also compare with it in alternating rounds. */
+  naive: { load: LoadOptions; alternate: boolean },
 ): Promise<BenchRow[]> {
+  const measureBaseline = (name: string) => measure(name, naive.load);
   const headers = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' };
   for (const channelId of ['bench', 'small', 'big']) await createChannel(server, channelId);
   // Warm-up: JIT, statement caches, pools.
@@ -103,11 +104,11 @@ async function measureParley(
   const baseline: BenchRow = { name: 'mean', requestsPerSecond: (before.requestsPerSecond + after.requestsPerSecond) / 2, p50Ms: 0, p99Ms: 0 };
   create.note = [`ratio to baseline (mean of the two around it) ${ratio(create, baseline)}`, create.note].filter(Boolean).join('; ');
   const alternating: BenchRow[] = [];
-  if (alternateWithBaseline) {
+  if (naive.alternate) {
     // The same comparison in alternating rounds of half the duration: on a shared machine whose speed
     // drifts by tens of percent within a minute, the three runs above can land in different phases.
     const [baselineRounds, createRounds] = await alternateRounds(
-      { name: 'baseline, alternating rounds', load: alternateWithBaseline },
+      { name: 'baseline, alternating rounds', load: naive.load },
       { name: `${label}: POST /api/v2/message, alternating rounds`, load: { url: `${server.url}/api/v2/message`, method: 'POST', headers, body: TEXT_BODY('bench') } },
       ALTERNATING_ROUNDS,
     );
@@ -156,20 +157,18 @@ async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> 
   };
 }
 
-type MeasureBaseline = (name: string) => Promise<BenchRow>;
-
-async function runSqlite(measureBaseline: MeasureBaseline, baselineLoad: LoadOptions): Promise<BenchRow[]> {
+async function runSqlite(baselineLoad: LoadOptions): Promise<BenchRow[]> {
   const server = await startParley();
   const seeder = sqliteSeeder(server.dataDir);
   try {
-    return await measureParley('SQLite', server, seeder, measureBaseline, baselineLoad);
+    return await measureParley('SQLite', server, seeder, { load: baselineLoad, alternate: true });
   } finally {
     await seeder.close();
     await server.stop();
   }
 }
 
-async function runPostgres(measureBaseline: MeasureBaseline): Promise<BenchRow[]> {
+async function runPostgres(baselineLoad: LoadOptions): Promise<BenchRow[]> {
   const database = await postgresDatabase();
   if (database === null) {
     process.stdout.write(`PostgreSQL figures skipped: nothing answers at ${PG_SERVER}.\n`);
@@ -179,7 +178,7 @@ async function runPostgres(measureBaseline: MeasureBaseline): Promise<BenchRow[]
     const server = await startParley({ DATABASE_URL: database.url });
     const seeder = postgresSeeder(database.url);
     try {
-      return await measureParley('PostgreSQL', server, seeder, measureBaseline, null);
+      return await measureParley('PostgreSQL', server, seeder, { load: baselineLoad, alternate: false });
     } finally {
       await seeder.close();
       await server.stop();
@@ -199,9 +198,8 @@ export const messagesSuite: BenchSuite = {
     const rows: BenchRow[] = [];
     try {
       await measure('warm-up', { ...load, durationSeconds: 2 });
-      const measureBaseline = (name: string) => measure(name, load);
-      rows.push(...(await runSqlite(measureBaseline, load)));
-      rows.push(...(await runPostgres(measureBaseline)));
+      rows.push(...(await runSqlite(load)));
+      rows.push(...(await runPostgres(load)));
     } finally {
       await naive.stop();
     }

@@ -77,7 +77,7 @@ class LazyCreatedMessage implements CreatedMessage {
   constructor(
     readonly row: MessageRow,
     readonly author: UserRow | undefined,
-    json: string | null,
+    json: string | null = null,
   ) {
     this.#recordJson = json;
   }
@@ -91,10 +91,6 @@ class LazyCreatedMessage implements CreatedMessage {
     this.#recordJson ??= JSON.stringify(this.record);
     return this.#recordJson;
   }
-}
-
-function createdMessage(row: MessageRow, author: UserRow | undefined, json: string | null = null): CreatedMessage {
-  return new LazyCreatedMessage(row, author, json);
 }
 
 function failureError(failure: CreateFailure): AppError {
@@ -192,7 +188,7 @@ export function createMessagesService(deps: {
       createdAt: now,
     });
     if ('failure' in outcome) throw failureError(outcome.failure);
-    return createdMessage(outcome.row, outcome.author, outcome.event.json);
+    return new LazyCreatedMessage(outcome.row, outcome.author, outcome.event.json);
   }
 
   /** Removes the blobs of deleted messages, then forgets them; safe to run at any time, any number of times. */
@@ -309,7 +305,7 @@ export function createMessagesService(deps: {
         return deleted;
       });
       if (row.media !== null) await sweepDeletedMedia();
-      return createdMessage(row, await users.findById(row.user_id));
+      return new LazyCreatedMessage(row, await users.findById(row.user_id));
     },
 
     /** A ChannelCloseHook: closing a channel soft-deletes all its messages inside the close transaction. */

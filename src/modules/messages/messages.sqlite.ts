@@ -3,7 +3,7 @@ import { type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
 import type { Executor } from '../../storage/database.js';
 import type { UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
-import { type CreateOutcome, type MessageDraft, messageCreatedEvent, rowOf } from './messages.store.js';
+import { type CreateOutcome, MESSAGE_CREATED, type MessageDraft, messageCreatedEvent, rowOf } from './messages.store.js';
 
 /**
  * A new message row as one VALUES tuple: the bound values (pushMessageValues, same order), then the
@@ -23,7 +23,7 @@ function pushMessageValues(values: SqlValue[], row: MessageRow): void {
 /** Its `message.created` outbox event (appendEvents in events/outbox.ts writes the same columns). */
 const EVENT_INSERT = {
   columns: 'type, channel_id, user_id, recipient_id, payload, created_at',
-  tuple: "('message.created', ?, ?, null, ?, ?)",
+  tuple: `('${MESSAGE_CREATED}', ?, ?, null, ?, ?)`,
   width: 4,
 };
 /** Rows per multi-row INSERT: one statement per chunk instead of one per row. */
@@ -155,7 +155,7 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
     for (const member of members.values()) touchMember.run(member.at, member.channelId, member.userId);
     // The events as the relay would read them back once committed (ids in row order: `returning id`).
     const events = written.map(({ row, json }, index) =>
-      toOutboxEvent({ id: eventIds[index] as number, type: 'message.created', channel_id: row.channel_id, user_id: row.user_id, recipient_id: null, payload: json, created_at: row.created_at }),
+      toOutboxEvent({ id: eventIds[index] as number, type: MESSAGE_CREATED, channel_id: row.channel_id, user_id: row.user_id, recipient_id: null, payload: json, created_at: row.created_at }),
     );
     return { outcomes, events };
   });

@@ -28,9 +28,11 @@ export type CreateFailure = 'channelNotFound' | 'channelClosed' | 'parentNotFoun
 export type MessageCreatedEvent = DomainEvent & { json: string };
 export type CreateOutcome = { row: MessageRow; author: UserRow | undefined; event: MessageCreatedEvent } | { failure: CreateFailure };
 
+export const MESSAGE_CREATED = 'message.created';
+
 /** The domain event of a created message, once its segment is known; `json` is its record's text. */
 export function messageCreatedEvent(row: MessageRow, json: string = presentCreatedMessageJson(row)): MessageCreatedEvent {
-  return { type: 'message.created', channelId: row.channel_id, userId: row.user_id, json };
+  return { type: MESSAGE_CREATED, channelId: row.channel_id, userId: row.user_id, json };
 }
 
 export function rowOf(draft: MessageDraft, segment: number): MessageRow {
