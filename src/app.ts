@@ -51,6 +51,7 @@ import { createMessageFlagsService } from './modules/reactions/message-flags.ser
 import { registerReactionRoutes } from './modules/reactions/reactions.routes.js';
 import { createReactionsService } from './modules/reactions/reactions.service.js';
 import { createTray } from './modules/tray/tray.js';
+import { type BaseLookup, createWebhookTargets } from './modules/webhooks/webhook-targets.js';
 import { createWebhooksService, type WebhookOptions, type WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { createDiskBlobStore } from './storage/blobs.js';
@@ -109,6 +110,8 @@ export async function buildApp(
     gateway?: Partial<GatewayOptions>;
     relayPollMs?: number;
     webhooks?: Partial<WebhookOptions>;
+    /** The resolver bot webhooks use (tests play DNS answers with it); default the OS resolver. */
+    webhookLookup?: BaseLookup;
     /** Where JSON log lines go instead of stdout (tests read the log this way). */
     logStream?: { write(line: string): void };
   } = {},
@@ -213,10 +216,13 @@ export async function buildApp(
   const users = createUsersService({ db, clock, pageTokens, onGlobalBanChanged: banListeners });
   const roles = createRolesService({ db, clock });
   // Sign-in (OpenID Connect), OAuth clients, bots and avatars: root routes here, operator routes in /api/v2.
+  // Where bot webhooks may connect: public addresses, plus what PARLEY_WEBHOOK_ALLOWED_HOSTS lists.
+  const webhookTargets = createWebhookTargets(config.webhookAllowedHosts, options.webhookLookup);
   const identity = await createIdentity({
     db,
     clock,
     config,
+    webhookTargets,
     blobs,
     tokens,
     onBackgroundError: (error) => app.log.error({ err: error }, 'sign-in housekeeping failed'),
@@ -267,7 +273,7 @@ export async function buildApp(
   await app.register(tray.routes, { prefix: '/notifications' });
   // Bot webhooks: a durable consumer schedules one delivery per (bot member, user message) in its own
   // transaction; the sender posts them signed with the bot's client secret and retries for a day.
-  const webhooks = createWebhooksService({ db, dialect, clock, resolve: identity.resolveBotWebhook, ...(options.webhooks ? { options: options.webhooks } : {}) });
+  const webhooks = createWebhooksService({ db, dialect, clock, resolve: identity.resolveBotWebhook, targets: webhookTargets, ...(options.webhooks ? { options: options.webhooks } : {}) });
   await events.consumers.register('webhooks', (trx, batch) => webhooks.schedule(trx, batch), ['message.created']);
   webhooks.start();
   const gateway = createRealtimeGateway({ store: createRealtimeStore(db), options: options.gateway ?? {} });

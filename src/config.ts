@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { invalidAllowedHostEntries } from './modules/webhooks/webhook-targets.js';
 
 /**
  * The one typed configuration. Read once at boot from the environment; every other module receives
@@ -42,6 +43,12 @@ export interface Config {
    * DATABASE_URL.
    */
   blobSweepGraceMs: number;
+  /**
+   * PARLEY_WEBHOOK_ALLOWED_HOSTS: comma-separated host names, addresses and CIDR ranges that bot webhooks
+   * may reach although internal (loopback, private, link-local...). Empty by default: webhooks go to
+   * public addresses only (modules/webhooks/webhook-targets.ts).
+   */
+  webhookAllowedHosts: string[];
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +97,18 @@ function readUploadLimit(env: Env): number {
     throw new ConfigError(`PARLEY_UPLOAD_LIMIT_MB must be a number of megabytes from 1 to 1024 (got "${raw}").`);
   }
   return Math.floor(mb * 1024 * 1024);
+}
+
+function readWebhookAllowedHosts(env: Env): string[] {
+  const entries = (env.PARLEY_WEBHOOK_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const invalid = invalidAllowedHostEntries(entries);
+  if (invalid.length > 0) {
+    throw new ConfigError(`PARLEY_WEBHOOK_ALLOWED_HOSTS takes host names, addresses and CIDR ranges such as 10.0.0.0/8, comma-separated (not "${invalid.join('", "')}").`);
+  }
+  return entries;
 }
 
 function readNetworkId(env: Env): string {
@@ -166,5 +185,6 @@ export function loadConfig(env: Env = process.env): Config {
     botRateWindowMs: readWholeNumber(env, 'PARLEY_BOT_RATE_WINDOW_MS', 1000, 100, 3_600_000, 'milliseconds'),
     secretKey,
     blobSweepGraceMs: readGraceSeconds(env, 'PARLEY_BLOB_SWEEP_GRACE_SECONDS', databaseUrl === null ? 0 : 600) * 1000,
+    webhookAllowedHosts: readWebhookAllowedHosts(env),
   };
 }

@@ -81,7 +81,7 @@ describe.each(testDatabases)('bot webhooks through the app on %s', (database) =>
 
   beforeAll(async () => {
     // Short backoff and poll so a retry comes within the test; the production defaults are 1 s and 1 s.
-    t = await startTestApp(database, {}, { webhooks: { baseBackoffMs: 50, pollIntervalMs: 50 } });
+    t = await startTestApp(database, { PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }, { webhooks: { baseBackoffMs: 50, pollIntervalMs: 50 } });
     admin = adminClient(t);
   });
   afterAll(async () => {
@@ -164,7 +164,7 @@ describe.each(testDatabases)('bot webhooks through the app on %s', (database) =>
     const receiver = await startReceiver();
     receiver.state.failing = true;
     // The first app is the test app itself; the second starts on its database once it is closed.
-    const first = await startTestApp(database, {}, { webhooks: { baseBackoffMs: 100, pollIntervalMs: 50 } });
+    const first = await startTestApp(database, { PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }, { webhooks: { baseBackoffMs: 100, pollIntervalMs: 50 } });
     let second: BuiltApp | null = null;
     try {
       const bot = await first.app

@@ -36,7 +36,8 @@ describe.each(testDatabases)('bot webhooks on %s', (database) => {
 
   beforeAll(async () => {
     // The app's own webhook sender, with a short backoff and poll so retries come within the test.
-    t = await startTestApp(database, {}, { webhooks: { baseBackoffMs: 1, maxBackoffMs: 20, pollIntervalMs: 20 } });
+    // The receivers listen on the loopback interface, which webhooks reach only when allowed.
+    t = await startTestApp(database, { PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }, { webhooks: { baseBackoffMs: 1, maxBackoffMs: 20, pollIntervalMs: 20 } });
     admin = adminClient(t);
   });
 

@@ -6,6 +6,7 @@ import { newObjectId } from '../../storage/ids.js';
 import { parseJson } from '../channels/channels.present.js';
 import { createUsersStore } from '../users/users.store.js';
 import { type ClientRow, createClientsStore } from './clients.store.js';
+import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import type { Sealer } from './server-key.js';
 
 export type IdTokenAlg = 'HS256' | 'RS256';
@@ -72,7 +73,13 @@ const sealContext = (clientId: string): string => `client:${clientId}`;
 const CLIENT_CACHE_MS = 2000;
 const CLIENT_CACHE_ENTRIES = 1000;
 
-export function createClientsService(deps: { db: Executor; clock: Clock; sealer: Sealer }) {
+export function createClientsService(deps: {
+  db: Executor;
+  clock: Clock;
+  sealer: Sealer;
+  /** A bot's webhook URL is refused here when it names an internal address. */
+  webhookTargets: WebhookTargets;
+}) {
   const { db, clock, sealer } = deps;
   const store = createClientsStore(db);
   const cache = new Map<string, { client: OAuthClient; until: number }>();
@@ -151,6 +158,10 @@ export function createClientsService(deps: { db: Executor; clock: Clock; sealer:
         }
         if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
           throw new AppError('parameters', 'webhookUrl must be an http or https URL.', { detail: [{ field: 'body.webhookUrl', message: 'must be an http or https URL' }] });
+        }
+        const refusal = deps.webhookTargets.refusalOf(url);
+        if (refusal !== null) {
+          throw new AppError('parameters', `webhookUrl is not allowed: ${refusal}.`, { detail: [{ field: 'body.webhookUrl', message: refusal }] });
         }
       }
       const now = clock.now();

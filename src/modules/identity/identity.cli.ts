@@ -3,6 +3,7 @@ import { loadConfig } from '../../config.js';
 import { AppError } from '../../http/errors.js';
 import { openStorage, type Storage } from '../../storage/database.js';
 import { migrateToLatest } from '../../storage/migrate.js';
+import { createWebhookTargets } from '../webhooks/webhook-targets.js';
 import { createClientsService, type ClientsService } from './clients.service.js';
 import { checkServerKey, createSealer, loadServerKeyMaterial } from './server-key.js';
 
@@ -31,7 +32,7 @@ async function withClients<T>(env: Env | undefined, work: (clients: ClientsServi
     await migrateToLatest(storage.db);
     const sealer = createSealer(loadServerKeyMaterial({ secretKey: config.secretKey, dataDir: config.dataDir }));
     await checkServerKey(storage.db, sealer);
-    return await work(createClientsService({ db: storage.db, clock: new AdjustableClock(), sealer }));
+    return await work(createClientsService({ db: storage.db, clock: new AdjustableClock(), sealer, webhookTargets: createWebhookTargets(config.webhookAllowedHosts) }));
   } finally {
     await storage.close();
   }

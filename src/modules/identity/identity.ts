@@ -1,4 +1,5 @@
 import cookie from '@fastify/cookie';
+import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { TypedApp } from '../../http/typed-app.js';
@@ -46,6 +47,8 @@ export async function createIdentity(deps: {
   config: Pick<Config, 'publicUrl' | 'oidcIssuer' | 'dataDir' | 'secretKey'>;
   blobs: BlobStore;
   tokens: TokensService;
+  /** Where a bot's webhook URL may point (checked when the bot is created). */
+  webhookTargets: WebhookTargets;
   onBackgroundError?: (error: unknown) => void;
 }) {
   const { db, clock, config } = deps;
@@ -57,7 +60,7 @@ export async function createIdentity(deps: {
   const users = createUsersStore(db);
   const findUser = (userId: string) => users.findById(userId);
   const grants = createGrantsStore(db);
-  const clients = createClientsService({ db, clock, sealer });
+  const clients = createClientsService({ db, clock, sealer, webhookTargets: deps.webhookTargets });
   const sessions = createLoginSessions({ db, clock });
   const throttle = createLoginThrottle({ db, clock });
   const login = createLoginService({ db, clock, throttle });

@@ -1,8 +1,11 @@
 import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 import type { Clock } from '../../clock.js';
 import type { OutboxEvent } from '../../events/outbox.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
+import type { WebhookTargets } from './webhook-targets.js';
 import { createWebhooksStore } from './webhooks.store.js';
 
 /** Where a bot's webhook goes and the secret that signs it (the bot's client secret). */
@@ -26,6 +29,32 @@ export const DEFAULT_WEBHOOK_OPTIONS: WebhookOptions = {
   requestTimeoutMs: 10_000,
 };
 
+/** What an attempt came to: the endpoint's status, or a refusal that no retry would change. */
+type AttemptOutcome = { status: number } | { refused: string };
+
+/**
+ * One POST through node:http(s) rather than fetch, for its `lookup` hook: the target's addresses are
+ * checked on the answer DNS gave for this very connection. Redirects are not followed (a 3xx is a
+ * failed attempt), and the response body is read and dropped.
+ */
+function postOnce(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal, targets: WebhookTargets): Promise<AttemptOutcome> {
+  const refusal = targets.refusalOf(url);
+  if (refusal !== null) return Promise.resolve({ refused: refusal });
+  return new Promise((resolve, reject) => {
+    const send = url.protocol === 'https:' ? https.request : http.request;
+    const request = send(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: targets.lookup, signal }, (response) => {
+      response.resume();
+      response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+      response.on('error', reject);
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EWEBHOOKTARGET') resolve({ refused: error.message });
+      else reject(error);
+    });
+    request.end(body);
+  });
+}
+
 export function signWebhookBody(body: string, secret: string): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('base64');
 }
@@ -35,7 +64,15 @@ export function signWebhookBody(body: string, secret: string): string {
  * transaction, so a restart neither loses nor doubles a delivery; the sender then tries it until a
  * 2xx or a day has passed. Each attempt's body carries the attempt number, so it is signed afresh.
  */
-export function createWebhooksService(deps: { db: Executor; dialect: Dialect; clock: Clock; resolve: BotWebhookResolver; options?: Partial<WebhookOptions> }) {
+export function createWebhooksService(deps: {
+  db: Executor;
+  dialect: Dialect;
+  clock: Clock;
+  resolve: BotWebhookResolver;
+  /** Which addresses a delivery may connect to (webhook-targets.ts). */
+  targets: WebhookTargets;
+  options?: Partial<WebhookOptions>;
+}) {
   const options = { ...DEFAULT_WEBHOOK_OPTIONS, ...deps.options };
   const store = createWebhooksStore(deps.db, deps.dialect);
   let timer: NodeJS.Timeout | null = null;
@@ -57,22 +94,26 @@ export function createWebhooksService(deps: { db: Executor; dialect: Dialect; cl
     const body = JSON.stringify({ ...base, attempt, sentAt: now });
     let error: string | null = null;
     try {
-      const response = await fetch(target.url, {
-        method: 'POST',
-        headers: {
+      const outcome = await postOnce(
+        new URL(target.url),
+        {
           'content-type': 'application/json; charset=utf-8',
           'x-parley-event-id': String(row.event_id),
           'x-parley-signature': signWebhookBody(body, target.secret),
           'user-agent': 'Parley-Webhooks/1',
         },
         body,
-        signal: AbortSignal.any([AbortSignal.timeout(options.requestTimeoutMs), stopping.signal]),
-        redirect: 'manual',
-      });
-      await response.arrayBuffer().catch(() => undefined);
-      if (response.status < 200 || response.status >= 300) error = `HTTP ${response.status}`;
+        AbortSignal.any([AbortSignal.timeout(options.requestTimeoutMs), stopping.signal]),
+        deps.targets,
+      );
+      if ('refused' in outcome) {
+        // Not retried: the address stays internal until the operator allows it, and then a new event goes.
+        await store.markFailed(row.id, attempt, `refused: ${outcome.refused}`, null, deps.clock.now());
+        return;
+      }
+      if (outcome.status < 200 || outcome.status >= 300) error = `HTTP ${outcome.status}`;
     } catch (cause) {
-      error = cause instanceof Error ? cause.name : 'network error';
+      error = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.name) : 'network error';
     }
     const after = deps.clock.now();
     if (error === null) {
