@@ -60,6 +60,7 @@ import { migrateToLatest } from './storage/migrate.js';
 import { sweepOrphanBlobs } from './storage/orphan-blobs.js';
 import { loadOrCreateSecret } from './storage/settings.js';
 import { type EventSystem, startEventSystem } from './events/index.js';
+import { redisTargetOf } from './storage/redis-target.js';
 
 export interface BuiltApp {
   app: TypedApp;
@@ -123,7 +124,9 @@ export async function buildApp(
 
   const pageTokens = createPageTokens(await loadOrCreateSecret(db, 'page_token_secret'));
   const tokens = createTokensService({ db, clock });
-  const events = await startEventSystem({ redisUrl: config.redisUrl, db, dialect, clock, ...(options.relayPollMs ? { pollIntervalMs: options.relayPollMs } : {}) });
+  // Redis (REDIS_URL) under a namespace of this database's own: deployments sharing a Redis stay apart.
+  const redis = await redisTargetOf(db, config.redisUrl);
+  const events = await startEventSystem({ redis, db, dialect, clock, ...(options.relayPollMs ? { pollIntervalMs: options.relayPollMs } : {}) });
   if (config.adminToken) await tokens.installEnvironmentAdminToken(config.adminToken);
 
   const app = Fastify({
@@ -266,7 +269,7 @@ export async function buildApp(
       enabled: config.trayEnabled,
       networkId: config.trayNetworkId,
       publicUrl: config.publicUrl,
-      redisUrl: config.redisUrl,
+      redis,
       consumerDelayMs: config.trayConsumerDelayMs,
     },
   });
@@ -311,7 +314,7 @@ export async function buildApp(
   );
 
   // The bot API (SPEC.md section A): bot tokens only, a per-bot rate limit counted in Redis when set.
-  const botRateLimiter = createRateLimiter({ redisUrl: config.redisUrl });
+  const botRateLimiter = createRateLimiter({ redis });
   await app.register(
     async (bot) => {
       registerBotRoutes(bot, {

@@ -157,21 +157,30 @@ describe.skipIf(!ready)('three instances on one PostgreSQL and one Redis', () =>
 });
 
 describe.skipIf(!ready)('the Redis bus', () => {
-  it('delivers a publish to every instance that subscribed right after starting', async () => {
-    const buses = Array.from({ length: 20 }, () => createRedisBus(process.env.TEST_REDIS_URL as string));
-    const topic = `parley:test:${Date.now()}:${Math.random()}`;
+  it('delivers a publish to every instance of the deployment that subscribed right after starting, and to no other deployment', async () => {
+    const url = process.env.TEST_REDIS_URL as string;
+    const run = `${Date.now()}${Math.random().toString(16).slice(2)}`;
+    const deployment = { url, namespace: `parley:test-${run}:` };
+    const buses = Array.from({ length: 20 }, () => createRedisBus(deployment));
+    // Another deployment on the same Redis, listening to the same topic.
+    const neighbour = createRedisBus({ url, namespace: `parley:test-other-${run}:` });
+    const topic = 'outbox';
     const received = new Set<number>();
+    const neighbourHeard: string[] = [];
     try {
       // Subscribing at once, before each connection is up, is what every instance does at start.
-      await Promise.all(buses.map((bus, n) => bus.subscribe(topic, () => received.add(n))));
-      const publisher = createRedisBus(process.env.TEST_REDIS_URL as string);
+      await Promise.all([...buses.map((bus, n) => bus.subscribe(topic, () => received.add(n))), neighbour.subscribe(topic, (message) => neighbourHeard.push(message))]);
+      const publisher = createRedisBus(deployment);
       await publisher.publish(topic, 'wake');
       const deadline = Date.now() + 3000;
       while (received.size < buses.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      // The neighbour would have heard by now: one Redis server delivers a publish to all its subscribers at once.
+      await new Promise((resolve) => setTimeout(resolve, 100));
       await publisher.close();
       expect(received.size).toBe(buses.length);
+      expect(neighbourHeard).toEqual([]);
     } finally {
-      await Promise.all(buses.map((bus) => bus.close()));
+      await Promise.all([...buses, neighbour].map((bus) => bus.close()));
     }
   });
 });

@@ -118,6 +118,27 @@ describe.runIf(REDIS_URL)('the rate limit shared through Redis', () => {
     }
   });
 
+  it('keeps the counts of deployments on different databases apart, for the same user id', async () => {
+    const first = await startTestApp('sqlite', { PARLEY_TRAY_ENABLED: '1', REDIS_URL: REDIS_URL as string });
+    const second = await startTestApp('sqlite', { PARLEY_TRAY_ENABLED: '1', REDIS_URL: REDIS_URL as string });
+    try {
+      // Integrators choose user ids, so two deployments both have an "alice".
+      const userId = `alice-${randomBytes(4).toString('hex')}`;
+      const historyStatuses = async (t: TestApp, times: number) => {
+        await trayKit(t).admin.createUser(userId);
+        const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
+        const statuses: number[] = [];
+        for (let i = 0; i < times; i += 1) statuses.push((await t.app.inject({ method: 'GET', url: '/notifications/history', headers: { authorization: `Bearer ${token}` } })).statusCode);
+        return statuses;
+      };
+      expect(await historyStatuses(first, 6)).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(await historyStatuses(second, 5)).toEqual([200, 200, 200, 200, 200]);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it.runIf(testDatabases.includes('postgres'))('shares the history limit across two server instances', async () => {
     const t = await startTestApp('postgres', { PARLEY_TRAY_ENABLED: '1', REDIS_URL: REDIS_URL as string });
     try {

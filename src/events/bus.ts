@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { RedisTarget } from '../storage/redis-target.js';
 
 /**
  * Cross-instance signalling. Messages are wake-ups and small notices, never the only copy of data:
@@ -28,8 +29,13 @@ export function createMemoryBus(): EventBus {
   };
 }
 
-/** Redis pub/sub: one connection publishes, one subscribes (a subscribed connection can do nothing else). */
-export function createRedisBus(url: string): EventBus {
+/**
+ * Redis pub/sub: one connection publishes, one subscribes (a subscribed connection can do nothing else).
+ * Channel names are the topic under the deployment's namespace (storage/redis-target.ts), so another
+ * deployment on the same Redis neither hears nor wakes this one.
+ */
+export function createRedisBus(target: RedisTarget): EventBus {
+  const { url, namespace } = target;
   const publisher = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
   // No ready check on the subscriber: ioredis's check (an INFO command) can still be in flight when the
   // first SUBSCRIBE goes out, and then the subscription is silently lost or INFO is refused in
@@ -39,19 +45,19 @@ export function createRedisBus(url: string): EventBus {
   // Connection trouble is retried by ioredis; meanwhile the relay's periodic poll keeps events flowing.
   publisher.on('error', () => undefined);
   subscriber.on('error', () => undefined);
-  subscriber.on('message', (topic: string, message: string) => {
-    for (const handler of handlers.get(topic) ?? []) handler(message);
+  subscriber.on('message', (channel: string, message: string) => {
+    for (const handler of handlers.get(channel.slice(namespace.length)) ?? []) handler(message);
   });
   return {
     async publish(topic, message) {
-      await publisher.publish(topic, message);
+      await publisher.publish(namespace + topic, message);
     },
     async subscribe(topic, handler) {
       const set = handlers.get(topic) ?? new Set();
       const first = set.size === 0;
       set.add(handler);
       handlers.set(topic, set);
-      if (first) await subscriber.subscribe(topic);
+      if (first) await subscriber.subscribe(namespace + topic);
     },
     async close() {
       handlers.clear();

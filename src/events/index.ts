@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Dialect, Executor } from '../storage/database.js';
+import type { RedisTarget } from '../storage/redis-target.js';
 import { createMemoryBus, createRedisBus, type EventBus } from './bus.js';
 import { createConsumerRunner, type ConsumerRunner } from './consumers.js';
 import { createOutboxRelay, type OutboxRelay } from './relay.js';
@@ -13,14 +14,15 @@ export interface EventSystem {
 
 /** The bus (Redis when configured, else in-process), the outbox relay and the durable consumers. */
 export async function startEventSystem(deps: {
-  redisUrl: string | null;
+  /** Redis and this deployment's namespace in it; null: one instance, an in-process bus. */
+  redis: RedisTarget | null;
   db: Executor;
   dialect: Dialect;
   clock: Clock;
   /** The relay's safety-net poll; wake-ups normally come from pokes. */
   pollIntervalMs?: number;
 }): Promise<EventSystem> {
-  const bus = deps.redisUrl ? createRedisBus(deps.redisUrl) : createMemoryBus();
+  const bus = deps.redis ? createRedisBus(deps.redis) : createMemoryBus();
   const relay = createOutboxRelay({ db: deps.db, bus, ...(deps.pollIntervalMs ? { pollIntervalMs: deps.pollIntervalMs } : {}) });
   await relay.start();
   const consumers = createConsumerRunner({ db: deps.db, dialect: deps.dialect, clock: deps.clock, relay });

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { RedisTarget } from '../storage/redis-target.js';
 import { AppError } from './errors.js';
 
 /**
@@ -60,11 +61,11 @@ return {count, ttl}
  * Redis-backed. If Redis cannot be reached, requests are let through on the local memory limiter
  * (fail open per instance) rather than refused: the limit protects the server, not a secret.
  */
-export function createRedisRateLimiter(url: string, options: { prefix?: string; now?: () => number } = {}): RateLimiter {
+export function createRedisRateLimiter(url: string, options: { prefix: string; now?: () => number }): RateLimiter {
   const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true });
   redis.on('error', () => undefined);
   const fallback = createMemoryRateLimiter(options.now);
-  const prefix = options.prefix ?? 'parley:rate:';
+  const { prefix } = options;
   return {
     async hit(key, limit, windowMs) {
       try {
@@ -82,8 +83,9 @@ export function createRedisRateLimiter(url: string, options: { prefix?: string; 
   };
 }
 
-export function createRateLimiter(options: { redisUrl: string | null; now?: () => number }): RateLimiter {
-  return options.redisUrl ? createRedisRateLimiter(options.redisUrl, options.now ? { now: options.now } : {}) : createMemoryRateLimiter(options.now);
+export function createRateLimiter(options: { redis: RedisTarget | null; now?: () => number }): RateLimiter {
+  if (options.redis === null) return createMemoryRateLimiter(options.now);
+  return createRedisRateLimiter(options.redis.url, { prefix: `${options.redis.namespace}rate:`, ...(options.now ? { now: options.now } : {}) });
 }
 
 /** Counts a hit and throws 429 / 400311 with Retry-After (whole seconds, at least 1) when over. */

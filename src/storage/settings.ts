@@ -2,15 +2,20 @@ import { randomBytes } from 'node:crypto';
 import type { Executor } from './database.js';
 
 /**
- * A server-wide secret kept in the database, so every instance on one database signs page tokens
- * alike. Created once; a race between two first starts keeps whichever insert won.
+ * A server-wide value kept in the database, so every instance on one database reads the same one.
+ * Created once; a race between two first starts keeps whichever insert won.
  */
-export async function loadOrCreateSecret(db: Executor, key: string): Promise<string> {
+export async function loadOrCreateSetting(db: Executor, key: string, create: () => string): Promise<string> {
   await db
     .insertInto('settings')
-    .values({ key, value: randomBytes(32).toString('base64url') })
+    .values({ key, value: create() })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
   const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
   return row.value;
+}
+
+/** A server-wide secret (every instance on one database signs page tokens alike). */
+export function loadOrCreateSecret(db: Executor, key: string): Promise<string> {
+  return loadOrCreateSetting(db, key, () => randomBytes(32).toString('base64url'));
 }

@@ -7,6 +7,7 @@ import { AppError } from '../../http/errors.js';
 import { createRateLimiter, type RateLimiter } from '../../http/rate-limit.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { Executor } from '../../storage/database.js';
+import type { RedisTarget } from '../../storage/redis-target.js';
 import { SOCIAL_EVENT_TYPES } from '../social/social.events.js';
 import { applySocialEvents } from './tray.aggregator.js';
 import { registerTrayRoutes } from './tray.routes.js';
@@ -16,7 +17,8 @@ export interface TrayOptions {
   enabled: boolean;
   networkId: string;
   publicUrl: string;
-  redisUrl: string | null;
+  /** Where the history rate limit is counted across instances; null: in memory. */
+  redis: RedisTarget | null;
   /** How often expired records are purged. */
   purgeIntervalMs?: number;
   /** Test only (PARLEY_TRAY_CONSUMER_DELAY_MS): events are consumed no sooner than this after commit. */
@@ -45,7 +47,7 @@ export async function createTray(deps: {
 }): Promise<{ service: TrayService; limiter: RateLimiter; routes: (app: TypedApp) => Promise<void>; stop(): Promise<void> }> {
   const { clock, events, options } = deps;
   const service = createTrayService({ db: deps.db, clock, intervalsOf: deps.intervalsOf, sqlite: deps.sqlite ?? null });
-  const limiter = createRateLimiter({ redisUrl: options.redisUrl });
+  const limiter = createRateLimiter({ redis: options.redis });
   const timers = new Set<NodeJS.Timeout>();
   let purgeTimer: NodeJS.Timeout | null = null;
 
