@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Storage } from '../storage/database.js';
 import { newObjectId } from '../storage/ids.js';
 import { migrateToLatest } from '../storage/migrate.js';
+import { runTransaction } from '../storage/transactions.js';
 
 /**
  * `parley seed --demo`: realistic data for trying Parley: users with names, channels with members,
@@ -46,7 +47,7 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
     options.onProgress?.(done, total);
   };
 
-  await db.transaction().execute(async (trx) => {
+  await runTransaction(db, async (trx) => {
     for (let start = 0; start < userIds.length; start += 1000) {
       const chunk = userIds.slice(start, start + 1000);
       await trx
@@ -86,7 +87,7 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
   const membersOf = new Map<string, string[]>();
   const perChannel = Math.floor(options.messages / Math.max(1, channelIds.length));
   const extra = options.messages - perChannel * channelIds.length;
-  await db.transaction().execute(async (trx) => {
+  await runTransaction(db, async (trx) => {
     for (const [index, channelId] of channelIds.entries()) {
       const count = Math.min(userIds.length, 20);
       const offset = randomInt(Math.max(1, userIds.length));

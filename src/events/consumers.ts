@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Dialect, Executor } from '../storage/database.js';
 import { latestEventId, type OutboxEvent, readEventsAfter } from './outbox.js';
 import type { OutboxRelay } from './relay.js';
+import { runTransaction } from '../storage/transactions.js';
 
 /**
  * Durable consumers of the outbox (the tray, webhook scheduling). Each has a cursor row; a batch is
@@ -44,7 +45,7 @@ export function createConsumerRunner(deps: { db: Executor; dialect: Dialect; clo
 
   /** Handles one batch; answers whether more may be waiting. */
   async function runBatch(consumer: Consumer): Promise<boolean> {
-    return deps.db.transaction().execute(async (trx) => {
+    return runTransaction(deps.db, async (trx) => {
       const lastId = await claim(trx, consumer.name);
       if (lastId === null) return false; // another instance holds it
       // The relay's events are complete for their range (outbox ids follow commit order, outbox.ts), so

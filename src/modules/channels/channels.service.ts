@@ -7,6 +7,7 @@ import { appendEvents } from '../../events/outbox.js';
 import { createUsersStore } from '../users/users.store.js';
 import { presentChannel } from './channels.present.js';
 import { type ChannelCursor, type ChannelRow, createChannelsStore, type MemberRow } from './channels.store.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 /** The calling actor, as far as channels care. */
 export interface Actor {
@@ -64,7 +65,7 @@ export function createChannelsService(deps: {
   const channels = createChannelsStore(db, dialect);
 
   function inTransaction<T>(work: (store: ReturnType<typeof createChannelsStore>, trx: Executor) => Promise<T>): Promise<T> {
-    return db.transaction().execute((trx) => work(createChannelsStore(trx, dialect), trx));
+    return runTransaction(db, (trx) => work(createChannelsStore(trx, dialect), trx));
   }
 
   /** Loads and locks an open channel, or explains why the change cannot happen. */

@@ -5,6 +5,7 @@ import type { BlobStore } from '../../storage/blobs.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 export const AVATAR_SIZES = { large: 512, small: 128 } as const;
 export type AvatarSize = keyof typeof AVATAR_SIZES;
@@ -67,7 +68,7 @@ export function createAvatarsService(deps: { db: Executor; clock: Clock; blobs: 
       for (const [size, data] of variants) await blobs.put(blobKey(avatarId, size), data);
       let previous: string | null = null;
       try {
-        previous = await db.transaction().execute(async (trx) => {
+        previous = await runTransaction(db, async (trx) => {
           const user = await createUsersStore(trx).findById(userId);
           if (!user) throw notFound('User');
           await trx.insertInto('avatars').values({ id: avatarId, user_id: userId, content_type: contentType, created_at: now }).execute();

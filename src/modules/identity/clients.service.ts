@@ -8,6 +8,7 @@ import { createUsersStore } from '../users/users.store.js';
 import { type ClientRow, createClientsStore } from './clients.store.js';
 import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import type { Sealer } from './server-key.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 export type IdTokenAlg = 'HS256' | 'RS256';
 export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
@@ -167,7 +168,7 @@ export function createClientsService(deps: {
       const now = clock.now();
       const userId = newObjectId(now);
       const { row, secret } = clientRow({ name: input.displayName, redirectUris: [], grantTypes: ['client_credentials'], isPublic: false, alg: 'HS256', botUserId: userId, now });
-      await db.transaction().execute(async (trx) => {
+      await runTransaction(db, async (trx) => {
         await createUsersStore(trx).insertIfMissing({ id: userId, kind: 'bot', displayName: input.displayName, now });
         const scoped = createClientsStore(trx);
         await scoped.insertClient(row);
@@ -189,7 +190,7 @@ export function createClientsService(deps: {
     /** Deletes a client and revokes every token issued to it. */
     async remove(clientId: string): Promise<void> {
       const now = clock.now();
-      const deleted = await db.transaction().execute(async (trx) => {
+      const deleted = await runTransaction(db, async (trx) => {
         const scoped = createClientsStore(trx);
         if (!(await scoped.deleteClient(clientId))) return false;
         await scoped.revokeAccessTokensOfClient(clientId, now);

@@ -15,6 +15,7 @@ import { blobKeysOf, IMAGE_SIZES, type MessageMedia, type MessageRecord, type Me
 import { createMessageQuery } from './messages.query.js';
 import { createSqliteMessageWriter } from './messages.sqlite.js';
 import { type CreateFailure, type CreateOutcome, createMessagesStore, type MessageDraft } from './messages.store.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 /** Who writes or deletes, as far as messages care. Later surfaces (bots, end users) pass theirs. */
 export interface MessageActor {
@@ -289,7 +290,7 @@ export function createMessagesService(deps: {
     /** Soft delete: the record stays (isDeleted, data emptied), counters drop, blobs go after commit. */
     async deleteMessage(actor: MessageActor, messageId: string): Promise<CreatedMessage> {
       const now = clock.now();
-      const row = await db.transaction().execute(async (trx) => {
+      const row = await runTransaction(db, async (trx) => {
         const inTrx = createMessagesStore(trx, dialect);
         const found = await inTrx.findById(messageId);
         if (!found) throw notFound('Message');

@@ -4,6 +4,7 @@ import type { Dialect, Executor } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 /** A message ready to be written; only its channelSegment is still to be chosen. */
 export interface MessageDraft {
@@ -206,7 +207,7 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
      * taken with one UPDATE ... RETURNING, in arrival order.
      */
     async insertBatch(drafts: MessageDraft[]): Promise<CreateOutcome[]> {
-      return db.transaction().execute(async (trx) => {
+      return runTransaction(db, async (trx) => {
         const store = createMessagesStore(trx, dialect);
         const outcomes: Array<CreateOutcome | undefined> = new Array(drafts.length);
         const indexed = drafts.map((draft, index) => ({ draft, index }));

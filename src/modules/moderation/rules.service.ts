@@ -6,6 +6,7 @@ import { foldKey } from './fold.js';
 import { parseWhitelistRule } from './links.js';
 import type { ModerationService } from './moderation.service.js';
 import { createRulesStore, type RuleKind, type RuleRow, type RulesStore } from './rules.store.js';
+import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 
 export interface RuleChanges {
   /** The new word or URL (the body's `ruleId` in PUT). */
@@ -16,11 +17,6 @@ export interface RuleChanges {
 
 /** Longest word or URL accepted. */
 export const MAX_RULE_LENGTH = { blacklist: 200, whitelist: 500 } as const;
-
-function isUniqueViolation(error: unknown): boolean {
-  const candidate = error as { code?: unknown; message?: unknown };
-  return candidate.code === '23505' || (typeof candidate.message === 'string' && candidate.message.includes('UNIQUE constraint failed'));
-}
 
 /** The canonical form that makes two spellings one rule: a case-folded word, or host + path. Null if unusable. */
 export function ruleKeyOf(kind: RuleKind, word: string): string | null {
@@ -45,7 +41,7 @@ export function createRulesService(deps: { db: Executor; clock: Clock; moderatio
     const version = moderation.newVersion();
     let result: T;
     try {
-      result = await db.transaction().execute(async (trx) => {
+      result = await runTransaction(db, async (trx) => {
         const store = createRulesStore(trx);
         const out = await work(store);
         await store.bumpVersion(version);

@@ -3,6 +3,7 @@ import { AppError } from '../../http/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { createMessageFlagsStore } from './message-flags.store.js';
 import type { ReactionsService } from './reactions.service.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 /**
  * Flags on messages from the client API: a member of the message's channel flags a message of someone
@@ -13,7 +14,7 @@ export function createMessageFlagsService(deps: { db: Executor; clock: Clock; re
     async flag(flaggerId: string, messageId: string): Promise<{ flagged: boolean; flagCount: number }> {
       const message = await deps.reactions.messageForMember(flaggerId, messageId);
       if (message.user_id === flaggerId) throw new AppError('badRequest', 'You cannot flag your own message.');
-      return deps.db.transaction().execute(async (trx) => {
+      return runTransaction(deps.db, async (trx) => {
         const store = createMessageFlagsStore(trx);
         const flagged = await store.addFlag(message.id, flaggerId, deps.clock.now());
         return { flagged, flagCount: await store.flagCountOf(message.id) };

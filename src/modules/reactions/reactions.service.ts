@@ -8,6 +8,7 @@ import { createChannelsStore } from '../channels/channels.store.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { presentReactionEvent, type ReactionSummary } from './reactions.present.js';
 import { createReactionsStore, type ReactedMessage, type ReactionRow, type ReactionsStore } from './reactions.store.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 /** Who reacts: the admin's own user on the admin API, the caller on the client API. */
 export interface ReactionActor {
@@ -79,7 +80,7 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
     actor: ReactionActor,
   ): Promise<ReactionChange> {
     const now = clock.now();
-    return db.transaction().execute(async (trx) => {
+    return runTransaction(db, async (trx) => {
       const inTrx = createReactionsStore(trx, dialect);
       const message = liveOrNotFound(await inTrx.lockMessage(messageId));
       const reaction = await apply(inTrx, message, now);

@@ -8,6 +8,7 @@ import { createUsersStore } from '../users/users.store.js';
 import type { ActivityActor, ActivityPost, SocialEventData, SocialEventType } from './social.events.js';
 import { presentComment, presentPost, presentPostReaction } from './social.present.js';
 import { type CommentRow, type CommunityRow, createSocialStore, type PostReactionRow, type PostRow, type SocialStore } from './social.store.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 export interface SocialActor {
   userId: string;
@@ -35,7 +36,7 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
    * to a community someone is joining).
    */
   function inTransaction<T>(now: number, work: (store: SocialStore, trx: Executor, at: number) => Promise<T>): Promise<T> {
-    return db.transaction().execute(async (trx) => {
+    return runTransaction(db, async (trx) => {
       const store = createSocialStore(trx, dialect);
       const at = await store.nextActivityTime(now);
       return work(store, trx, at);

@@ -4,6 +4,7 @@ import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { createUsersStore } from '../users/users.store.js';
 import { createTokensStore, type TokenRow } from './tokens.store.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 export type TokenKind = 'admin' | 'user' | 'bot';
 
@@ -212,7 +213,7 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
       const current = await store.findByHash(hashToken(token));
       // Several instances start with the same variable: the first one installs it, the rest see it.
       if (current && current.revoked_at === null && current.name === ENV_ADMIN_TOKEN_NAME) return;
-      await deps.db.transaction().execute(async (trx) => {
+      await runTransaction(deps.db, async (trx) => {
         const scoped = createTokensStore(trx);
         await scoped.deleteByName('admin', ENV_ADMIN_TOKEN_NAME);
         const now = deps.clock.now();

@@ -7,6 +7,7 @@ import { ownerKeyOfCommunity, ownerKeyOfUser } from './tray.aggregator.js';
 import { isTrayVerb } from './tray.describe.js';
 import { createSqliteHistoryReads } from './tray.sqlite.js';
 import { type CandidateRow, createTrayStore, type HistoryReads, type PageRecordRow, type TrayRecordRow } from './tray.store.js';
+import { runTransaction } from '../../storage/transactions.js';
 
 /** Records are kept 90 days from lastUpdate (SPEC.md, Limits). */
 export const TRAY_RETENTION_MS = 90 * 24 * 3600 * 1000;
@@ -259,7 +260,7 @@ export function createTrayService(deps: {
       const olderThan = clock.now() - TRAY_RETENTION_MS;
       let purged = 0;
       for (;;) {
-        const count = await db.transaction().execute(async (trx) => {
+        const count = await runTransaction(db, async (trx) => {
           const batchStore = createTrayStore(trx);
           const ids = await batchStore.expiredIds(olderThan, PURGE_BATCH);
           await batchStore.deleteRecords(ids);

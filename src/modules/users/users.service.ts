@@ -5,6 +5,7 @@ import type { Executor } from '../../storage/database.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
 import { hashPassword } from '../identity/passwords.js';
 import { createUsersStore, type UserChanges, type UserRow } from './users.store.js';
+import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 
 export interface UpsertUserInput {
   userId: string;
@@ -35,11 +36,6 @@ interface UserCursor extends Record<string, unknown> {
 
 const isUserCursor = (value: Record<string, unknown>): value is UserCursor =>
   typeof value.u === 'string' && (value.d === 'n' || value.d === 'p');
-
-function isUniqueViolation(error: unknown): boolean {
-  const candidate = error as { code?: unknown; message?: unknown };
-  return candidate.code === '23505' || (typeof candidate.message === 'string' && candidate.message.includes('UNIQUE constraint failed'));
-}
 
 export function createUsersService(deps: {
   db: Executor;
@@ -78,7 +74,7 @@ export function createUsersService(deps: {
       const now = deps.clock.now();
       const changes = await changesFrom(input);
       try {
-        await deps.db.transaction().execute(async (trx) => {
+        await runTransaction(deps.db, async (trx) => {
           const store = createUsersStore(trx);
           const existing = await store.findById(input.userId);
           if (existing) {
@@ -146,13 +142,13 @@ export function createUsersService(deps: {
 
     async clearFlags(userId: string): Promise<void> {
       await requireUser(userId);
-      await deps.db.transaction().execute((trx) => createUsersStore(trx).clearFlags(userId, deps.clock.now()));
+      await runTransaction(deps.db, (trx) => createUsersStore(trx).clearFlags(userId, deps.clock.now()));
     },
 
     /** One flag per flagger and target; the client API's flag action calls this. */
     async flag(flaggerId: string, targetUserId: string): Promise<boolean> {
       await requireUser(targetUserId);
-      return deps.db.transaction().execute((trx) => createUsersStore(trx).addFlag(targetUserId, flaggerId, deps.clock.now()));
+      return runTransaction(deps.db, (trx) => createUsersStore(trx).addFlag(targetUserId, flaggerId, deps.clock.now()));
     },
   };
 }

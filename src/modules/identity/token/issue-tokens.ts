@@ -9,6 +9,7 @@ import { createGrantsStore } from '../grants.store.js';
 import { idTokenClaims, signIdToken } from '../id-token.js';
 import type { RsaSigningKey } from '../signing-keys.js';
 import { createTokenWriter } from './token-writer.js';
+import { runTransaction } from '../../../storage/transactions.js';
 
 /** Access tokens last an hour by default (SPEC.md Limits); refresh tokens 30 days, rotated on each use. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -61,7 +62,7 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
       const accessToken = generateToken();
       const refreshToken = generateToken();
       const scope = grant.scopes.join(' ');
-      await db.transaction().execute(async (trx) => {
+      await runTransaction(db, async (trx) => {
         if (!(await grant.claim(trx))) throw new GrantAlreadyUsed();
         await createTokensStore(trx).insert({
           token_hash: hashToken(accessToken),
