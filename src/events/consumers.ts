@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Dialect, Executor } from '../storage/database.js';
+import { runTransaction } from '../storage/transactions.js';
 import { latestEventId, type OutboxEvent, readEventsAfter } from './outbox.js';
 import type { OutboxRelay } from './relay.js';
-import { runTransaction } from '../storage/transactions.js';
 
 /**
  * Durable consumers of the outbox (the tray, webhook scheduling). Each has a cursor row; a batch is

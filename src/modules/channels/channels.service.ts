@@ -4,10 +4,10 @@ import type { PageTokens, Paging } from '../../http/paging.js';
 import { MAX_JSON_BYTES } from '../../http/schemas.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { appendEvents } from '../../events/outbox.js';
+import { runTransaction } from '../../storage/transactions.js';
 import { createUsersStore } from '../users/users.store.js';
 import { presentChannel } from './channels.present.js';
 import { type ChannelCursor, type ChannelRow, createChannelsStore, type MemberRow } from './channels.store.js';
-import { runTransaction } from '../../storage/transactions.js';
 
 /** The calling actor, as far as channels care. */
 export interface Actor {

@@ -4,8 +4,8 @@ import { AppError, notFound } from '../../http/errors.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
-import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { runTransaction } from '../../storage/transactions.js';
+import { createUsersStore, type UserRow } from '../users/users.store.js';
 
 export const AVATAR_SIZES = { large: 512, small: 128 } as const;
 export type AvatarSize = keyof typeof AVATAR_SIZES;

@@ -3,12 +3,12 @@ import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
+import { runTransaction } from '../../storage/transactions.js';
 import { parseJson } from '../channels/channels.present.js';
 import { createUsersStore } from '../users/users.store.js';
 import { type ClientRow, createClientsStore } from './clients.store.js';
 import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import type { Sealer } from './server-key.js';
-import { runTransaction } from '../../storage/transactions.js';
 
 export type IdTokenAlg = 'HS256' | 'RS256';
 export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';

@@ -7,6 +7,7 @@ import type { PageTokens } from '../../http/paging.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
+import { runTransaction } from '../../storage/transactions.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
 import { type ChannelRow, createChannelsStore } from '../channels/channels.store.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
@@ -15,7 +16,6 @@ import { blobKeysOf, IMAGE_SIZES, type MessageMedia, type MessageRecord, type Me
 import { createMessageQuery } from './messages.query.js';
 import { createSqliteMessageWriter } from './messages.sqlite.js';
 import { type CreateFailure, type CreateOutcome, createMessagesStore, type MessageDraft } from './messages.store.js';
-import { runTransaction } from '../../storage/transactions.js';
 
 /** Who writes or deletes, as far as messages care. Later surfaces (bots, end users) pass theirs. */
 export interface MessageActor {

@@ -2,9 +2,9 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import { appendEvents, type DomainEvent } from '../../events/outbox.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
+import { runTransaction } from '../../storage/transactions.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
-import { runTransaction } from '../../storage/transactions.js';
 
 /** A message ready to be written; only its channelSegment is still to be chosen. */
 export interface MessageDraft {

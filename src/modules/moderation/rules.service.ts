@@ -2,11 +2,11 @@ import type { Clock } from '../../clock.js';
 import { AppError, type ErrorDetail, notFound } from '../../http/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
+import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 import { foldKey } from './fold.js';
 import { parseWhitelistRule } from './links.js';
 import type { ModerationService } from './moderation.service.js';
 import { createRulesStore, type RuleKind, type RuleRow, type RulesStore } from './rules.store.js';
-import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 
 export interface RuleChanges {
   /** The new word or URL (the body's `ruleId` in PUT). */

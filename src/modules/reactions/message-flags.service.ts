@@ -1,9 +1,9 @@
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../http/errors.js';
 import type { Executor } from '../../storage/database.js';
+import { runTransaction } from '../../storage/transactions.js';
 import { createMessageFlagsStore } from './message-flags.store.js';
 import type { ReactionsService } from './reactions.service.js';
-import { runTransaction } from '../../storage/transactions.js';
 
 /**
  * Flags on messages from the client API: a member of the message's channel flags a message of someone

@@ -4,11 +4,11 @@ import { AppError, notFound } from '../../http/errors.js';
 import type { Paging, PageTokens } from '../../http/paging.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
+import { runTransaction } from '../../storage/transactions.js';
 import { createChannelsStore } from '../channels/channels.store.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { presentReactionEvent, type ReactionSummary } from './reactions.present.js';
 import { createReactionsStore, type ReactedMessage, type ReactionRow, type ReactionsStore } from './reactions.store.js';
-import { runTransaction } from '../../storage/transactions.js';
 
 /** Who reacts: the admin's own user on the admin API, the caller on the client API. */
 export interface ReactionActor {

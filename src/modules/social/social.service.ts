@@ -3,12 +3,12 @@ import { appendEvents } from '../../events/outbox.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
+import { runTransaction } from '../../storage/transactions.js';
 import { parseJson } from '../channels/channels.present.js';
 import { createUsersStore } from '../users/users.store.js';
 import type { ActivityActor, ActivityPost, SocialEventData, SocialEventType } from './social.events.js';
 import { presentComment, presentPost, presentPostReaction } from './social.present.js';
 import { type CommentRow, type CommunityRow, createSocialStore, type PostReactionRow, type PostRow, type SocialStore } from './social.store.js';
-import { runTransaction } from '../../storage/transactions.js';
 
 export interface SocialActor {
   userId: string;

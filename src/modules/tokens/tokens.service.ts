@@ -2,9 +2,9 @@ import crypto, { createHash, randomFillSync } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
+import { runTransaction } from '../../storage/transactions.js';
 import { createUsersStore } from '../users/users.store.js';
 import { createTokensStore, type TokenRow } from './tokens.store.js';
-import { runTransaction } from '../../storage/transactions.js';
 
 export type TokenKind = 'admin' | 'user' | 'bot';
 

@@ -2,12 +2,12 @@ import type SQLite from 'better-sqlite3';
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../http/errors.js';
 import type { Executor } from '../../storage/database.js';
+import { runTransaction } from '../../storage/transactions.js';
 import { createSqliteIntervalsReader, type MembershipInterval } from '../social/social.store.js';
 import { ownerKeyOfCommunity, ownerKeyOfUser } from './tray.aggregator.js';
 import { isTrayVerb } from './tray.describe.js';
 import { createSqliteHistoryReads } from './tray.sqlite.js';
 import { type CandidateRow, createTrayStore, type HistoryReads, type PageRecordRow, type TrayRecordRow } from './tray.store.js';
-import { runTransaction } from '../../storage/transactions.js';
 
 /** Records are kept 90 days from lastUpdate (SPEC.md, Limits). */
 export const TRAY_RETENTION_MS = 90 * 24 * 3600 * 1000;

@@ -2,10 +2,10 @@ import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { PageTokens, Paging } from '../../http/paging.js';
 import type { Executor } from '../../storage/database.js';
+import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
 import { hashPassword } from '../identity/passwords.js';
 import { createUsersStore, type UserChanges, type UserRow } from './users.store.js';
-import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 
 export interface UpsertUserInput {
   userId: string;

@@ -1,6 +1,7 @@
 import type { Clock } from '../../../clock.js';
 import type { Executor } from '../../../storage/database.js';
 import { newObjectId } from '../../../storage/ids.js';
+import { runTransaction } from '../../../storage/transactions.js';
 import { generateToken, hashToken } from '../../tokens/tokens.service.js';
 import { createTokensStore } from '../../tokens/tokens.store.js';
 import type { UserRow } from '../../users/users.store.js';
@@ -9,7 +10,6 @@ import { createGrantsStore } from '../grants.store.js';
 import { idTokenClaims, signIdToken } from '../id-token.js';
 import type { RsaSigningKey } from '../signing-keys.js';
 import { createTokenWriter } from './token-writer.js';
-import { runTransaction } from '../../../storage/transactions.js';
 
 /** Access tokens last an hour by default (SPEC.md Limits); refresh tokens 30 days, rotated on each use. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
