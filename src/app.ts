@@ -58,7 +58,7 @@ import { createDiskBlobStore } from './storage/blobs.js';
 import { openStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { sweepOrphanBlobs } from './storage/orphan-blobs.js';
-import { loadOrCreateSecret } from './storage/settings.js';
+import { loadOrCreateNetworkId, loadOrCreateSecret } from './storage/settings.js';
 import { type EventSystem, startEventSystem } from './events/index.js';
 import { redisTargetOf } from './storage/redis-target.js';
 
@@ -221,10 +221,13 @@ export async function buildApp(
   // Sign-in (OpenID Connect), OAuth clients, bots and avatars: root routes here, operator routes in /api/v2.
   // Where bot webhooks may connect: public addresses, plus what PARLEY_WEBHOOK_ALLOWED_HOSTS lists.
   const webhookTargets = createWebhookTargets(config.webhookAllowedHosts, options.webhookLookup);
+  // One network id for userinfo and the tray: PARLEY_NETWORK_ID, else an id made once per database.
+  const networkId = config.networkId ?? (await loadOrCreateNetworkId(db, clock.now()));
   const identity = await createIdentity({
     db,
     clock,
     config,
+    networkId,
     webhookTargets,
     blobs,
     tokens,
@@ -267,7 +270,7 @@ export async function buildApp(
     authenticate: authenticateEndUser,
     options: {
       enabled: config.trayEnabled,
-      networkId: config.trayNetworkId,
+      networkId,
       publicUrl: config.publicUrl,
       redis,
       consumerDelayMs: config.trayConsumerDelayMs,

@@ -18,8 +18,11 @@ export interface Config {
   /** An admin token accepted from start-up, for automation. */
   adminToken: string | null;
   trayEnabled: boolean;
-  /** PARLEY_NETWORK_ID: the networkId of tray records (default "parley"). */
-  trayNetworkId: string;
+  /**
+   * PARLEY_NETWORK_ID: the deployment's network id, in userinfo (`nid`, `networkId`) and in tray records
+   * (`networkId`, `lastRead.netid_uid`). Null when unset: an id made once per database is used.
+   */
+  networkId: string | null;
   /** PARLEY_TRAY_CONSUMER_DELAY_MS, test only: the tray consumes an event no sooner than this after commit. */
   trayConsumerDelayMs: number;
   testClock: boolean;
@@ -111,9 +114,9 @@ function readWebhookAllowedHosts(env: Env): string[] {
   return entries;
 }
 
-function readNetworkId(env: Env): string {
+function readNetworkId(env: Env): string | null {
   const raw = env.PARLEY_NETWORK_ID;
-  if (raw === undefined || raw === '') return 'parley';
+  if (raw === undefined || raw === '') return null;
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(raw)) {
     throw new ConfigError(`PARLEY_NETWORK_ID must be 1 to 64 letters, digits, dots, dashes or underscores (got "${raw}").`);
   }
@@ -176,7 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']),
     adminToken,
     trayEnabled: readFlag(env, 'PARLEY_TRAY_ENABLED'),
-    trayNetworkId: readNetworkId(env),
+    networkId: readNetworkId(env),
     trayConsumerDelayMs: readDelay(env, 'PARLEY_TRAY_CONSUMER_DELAY_MS'),
     testClock: readFlag(env, 'PARLEY_TEST_CLOCK'),
     logLevel,

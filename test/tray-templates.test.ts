@@ -56,7 +56,7 @@ describe.each(testDatabases)('tray templates on %s', (database) => {
       targetId: communityId,
       targetType: 'community',
       userId: reader.userId,
-      networkId: 'parley',
+      networkId: expect.stringMatching(/^[0-9a-f]{24}$/),
       hasRead: false,
       actorsCount: count,
       imageUrl: `https://chat.example/file/view/avatar${count}?size=large`,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Executor } from './database.js';
+import { newObjectId } from './ids.js';
 
 /**
  * A server-wide value kept in the database, so every instance on one database reads the same one.
@@ -13,6 +14,14 @@ export async function loadOrCreateSetting(db: Executor, key: string, create: () 
     .execute();
   const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
   return row.value;
+}
+
+/**
+ * The deployment's network id (userinfo's `nid` and `networkId`, tray records' `networkId`) when
+ * PARLEY_NETWORK_ID does not set one: an object id made once per database.
+ */
+export function loadOrCreateNetworkId(db: Executor, now: number): Promise<string> {
+  return loadOrCreateSetting(db, 'network_id', () => newObjectId(now));
 }
 
 /** A server-wide secret (every instance on one database signs page tokens alike). */

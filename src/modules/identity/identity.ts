@@ -5,7 +5,6 @@ import type { Config } from '../../config.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Executor } from '../../storage/database.js';
-import { newObjectId } from '../../storage/ids.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import { createUsersStore } from '../users/users.store.js';
 import { createAuthorizeService } from './authorize/authorize.service.js';
@@ -25,16 +24,6 @@ import { THROTTLE_WINDOW_MS, createLoginThrottle } from './throttle.js';
 import { createTokenIssuer } from './token/issue-tokens.js';
 import { createTokenService } from './token/token.service.js';
 
-/** A stable network id for userinfo's `nid` / `networkId`, made once per database. */
-async function loadOrCreateNetworkId(db: Executor, now: number): Promise<string> {
-  await db
-    .insertInto('settings')
-    .values({ key: 'network_id', value: newObjectId(now) })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  return (await db.selectFrom('settings').select('value').where('key', '=', 'network_id').executeTakeFirstOrThrow()).value;
-}
-
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
@@ -47,6 +36,8 @@ export async function createIdentity(deps: {
   config: Pick<Config, 'publicUrl' | 'oidcIssuer' | 'dataDir' | 'secretKey'>;
   blobs: BlobStore;
   tokens: TokensService;
+  /** The deployment's network id: userinfo's `nid` / `networkId` (the tray's records carry the same). */
+  networkId: string;
   /** Where a bot's webhook URL may point (checked when the bot is created). */
   webhookTargets: WebhookTargets;
   onBackgroundError?: (error: unknown) => void;
@@ -55,7 +46,7 @@ export async function createIdentity(deps: {
   const sealer = createSealer(loadServerKeyMaterial({ secretKey: config.secretKey, dataDir: config.dataDir }));
   await checkServerKey(db, sealer);
   const rsa = await loadOrCreateRsaKey(db, sealer);
-  const networkId = await loadOrCreateNetworkId(db, clock.now());
+  const { networkId } = deps;
 
   const users = createUsersStore(db);
   const findUser = (userId: string) => users.findById(userId);
