@@ -157,6 +157,22 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     expect(afterReplay.json().error).toBe('invalid_grant');
   });
 
+  it('narrows the scope on refresh but keeps openid, so every refresh answers an ID token', async () => {
+    const { client, code } = await s.codeFor({ scope: 'openid profile' });
+    const basic = { id: client.clientId, secret: client.clientSecret as string };
+    const first = (await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, basic)).json();
+    expect(first.scope).toBe('openid profile');
+    const withoutOpenid = await s.token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'profile' }, basic);
+    expect(withoutOpenid.statusCode).toBe(400);
+    expect(withoutOpenid.json()).toMatchObject({ status: 'error', error: 'invalid_scope' });
+    // Refused before anything was used: the same refresh token still works, narrowed to openid.
+    const narrowed = await s.token({ grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'openid' }, basic);
+    expect(narrowed.statusCode).toBe(200);
+    const body = narrowed.json();
+    expect(body.scope).toBe('openid');
+    expect(Object.keys(decodeJwt(body.id_token)).sort()).toEqual(['aud', 'email', 'exp', 'firstname', 'iat', 'iss', 'lastname', 'sub']);
+  });
+
   it('accepts client credentials in the form body and Basic credentials form-encoded or raw', async () => {
     const viaBody = await s.codeFor();
     const body = await s.token({ grant_type: 'authorization_code', code: viaBody.code, redirect_uri: viaBody.client.redirectUri, client_id: viaBody.client.clientId, client_secret: viaBody.client.clientSecret as string });

@@ -6,12 +6,17 @@ import { oauthError } from '../oauth-errors.js';
 import { GrantAlreadyUsed, type SignInTokenResponse, type TokenIssuer } from './issue-tokens.js';
 import { requireSignInUser, type FindUser } from './signin-user.js';
 
-/** A narrower scope may be asked for on refresh (RFC 6749 section 6), never a wider one. */
+/**
+ * A narrower scope may be asked for on refresh (RFC 6749 section 6), never a wider one, and never one
+ * without `openid`: as at the authorization request, scopes here are `openid` or `openid profile`, and
+ * the token response carries an ID token on the refresh grant too (API-CONVENTIONS.md section 4).
+ */
 function refreshedScopes(granted: string[], asked: string | null): string[] {
   if (asked === null || asked.trim() === '') return granted;
   const wanted = asked.split(/\s+/).filter((scope) => scope !== '');
   const extra = wanted.filter((scope) => !granted.includes(scope));
   if (extra.length > 0) throw oauthError('invalid_scope', `The refresh token was not granted: ${extra.join(', ')}.`);
+  if (!wanted.includes('openid')) throw oauthError('invalid_scope', 'The scope must contain openid (scope=openid or scope=openid profile).');
   return granted.filter((scope) => wanted.includes(scope));
 }
 
