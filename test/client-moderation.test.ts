@@ -76,3 +76,64 @@ describe.each(testDatabases)('client API moderation on %s', (database) => {
     expect(flagged.users[0].info).toMatchObject({ userId: target.userId, flagCount: 2 });
   });
 });
+
+describe.each(testDatabases)('send rules racing a ban or a removal on %s', (database) => {
+  let t: TestApp;
+  let admin: ReturnType<typeof adminClient>;
+
+  beforeAll(async () => {
+    t = await startTestApp(database);
+    admin = adminClient(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /**
+   * Sends fired together with a ban (or a removal) of their author: the route checks the rules first
+   * and the write comes a moment later, so a send whose check passed before the ban committed can reach
+   * the write after it. The write checks the rules again under the channel lock, so no message of the
+   * author is committed after the ban: in the outbox's commit order, every accepted message comes
+   * before the ban's `member.removed` event, and every refused send says why. Which sends fall in the
+   * gap depends on timing, so the change is fired after 0 to 3 turns of the event loop: on this code,
+   * SQLite meets the gap at one turn, PostgreSQL at none (checked by switching the second check off).
+   */
+  it.each([
+    { change: 'ban', method: 'POST' as const, path: 'users/ban', refusedCode: 400304 },
+    { change: 'removal', method: 'DELETE' as const, path: 'users', refusedCode: 400301 },
+  ])('commits no message after the $change of its author', async ({ method, path, refusedCode }) => {
+    const SENDS = 30;
+    for (let turns = 0; turns <= 3; turns += 1) {
+      const userId = t.uniqueId('racer');
+      await admin.createUser(userId);
+      const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
+      const channelId = t.uniqueId('race');
+      await admin.createChannel(channelId, { userIds: [userId] });
+      const send = (n: number) =>
+        t.app.inject({ method: 'POST', url: `/client/v1/channels/${channelId}/messages`, headers: { authorization: `Bearer ${token}` }, payload: { type: 'text', data: { text: `m${n}` } } });
+      const first = Array.from({ length: SENDS / 2 }, (_, n) => send(n));
+      for (let turn = 0; turn < turns; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      const moderation = admin.call(method, `/api/v2/channel/${channelId}/${path}`, { userIds: [userId] });
+      const rest = Array.from({ length: SENDS / 2 }, (_, n) => send(SENDS / 2 + n));
+      const [moderated, ...sends] = await Promise.all([moderation, ...first, ...rest]);
+      expect(moderated?.statusCode, moderated?.body).toBe(200);
+
+      const accepted = sends
+        .filter((response) => response.statusCode === 200)
+        .map((response) => response.json<{ data: { messages: Array<{ messageId: string }> } }>().data.messages[0]?.messageId);
+      const refused = sends.filter((response) => response.statusCode !== 200);
+      expect(accepted.length + refused.length).toBe(SENDS);
+      for (const response of refused) expect(response.json(), response.body).toMatchObject({ code: refusedCode });
+
+      // The commit order of the author's messages and of the change, as the outbox recorded it.
+      const events = await t.storage.db.selectFrom('outbox').select(['id', 'type', 'payload']).where('channel_id', '=', channelId).orderBy('id').execute();
+      const created = events
+        .filter((event) => event.type === 'message.created')
+        .map((event) => ({ id: event.id, messageId: (JSON.parse(event.payload) as { messageId: string }).messageId }));
+      expect(created.map((event) => event.messageId).sort()).toEqual([...accepted].sort());
+      const removedAt = events.find((event) => event.type === 'member.removed')?.id;
+      expect(removedAt).toBeDefined();
+      expect(created.filter((event) => event.id > (removedAt as number)), `after ${turns} turns`).toEqual([]);
+    }
+  });
+});

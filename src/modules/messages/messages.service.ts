@@ -10,16 +10,24 @@ import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
 import { type ChannelRow, createChannelsStore } from '../channels/channels.store.js';
+import type { TokenKind } from '../tokens/tokens.service.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { createGroupCommit } from './group-commit.js';
 import { blobKeysOf, IMAGE_SIZES, type MessageMedia, type MessageRecord, type MessageRow, parseMedia, presentMessage } from './messages.present.js';
 import { createMessageQuery } from './messages.query.js';
 import { createSqliteMessageWriter } from './messages.sqlite.js';
 import { type CreateFailure, type CreateOutcome, createMessagesStore, type MessageDraft } from './messages.store.js';
+import { posterError } from './send-rules.js';
 
-/** Who writes or deletes, as far as messages care. Later surfaces (bots, end users) pass theirs. */
+/** Who writes or deletes, as far as messages care: the principal of the request. */
 export interface MessageActor {
   userId: string;
+  /**
+   * The token kind. End users and bots post as channel members: their creates check the send rules
+   * again under the channel lock (send-rules.ts). Admin tokens (and callers without a kind: the CLI,
+   * seeding) act on any channel.
+   */
+  kind?: TokenKind;
 }
 
 /** One piece of user text a guard may refuse: where it sits in the request, and the text itself. */
@@ -97,6 +105,7 @@ class LazyCreatedMessage implements CreatedMessage {
 function failureError(failure: CreateFailure): AppError {
   if (failure === 'channelNotFound') return notFound('Channel');
   if (failure === 'channelClosed') return new AppError('conflict', 'Channel is closed.');
+  if (failure !== 'parentNotFound') return posterError(failure);
   return new AppError('notFound', 'Parent message not found in this channel.', {
     detail: [{ field: 'body.parentId', message: 'must be a live message of the same channel' }],
   });
@@ -171,7 +180,7 @@ export function createMessagesService(deps: {
     }
   }
 
-  async function insert(actor: MessageActor, input: Omit<MessageDraft, 'id' | 'userId' | 'createdAt'>): Promise<CreatedMessage> {
+  async function insert(actor: MessageActor, input: Omit<MessageDraft, 'id' | 'userId' | 'createdAt' | 'asMember'>): Promise<CreatedMessage> {
     const now = clock.now();
     // Spelled out rather than `{ ...input, id, userId, createdAt }`: Node 20's V8 builds a fresh hidden
     // class for every object that adds properties after a spread (about 0.8 µs per added property).
@@ -187,6 +196,7 @@ export function createMessagesService(deps: {
       media: input.media,
       topicId: input.topicId,
       createdAt: now,
+      asMember: actor.kind === 'user' || actor.kind === 'bot',
     });
     if ('failure' in outcome) throw failureError(outcome.failure);
     return new LazyCreatedMessage(outcome.row, outcome.author, outcome.event.json);

@@ -4,6 +4,7 @@ import type { Executor } from '../../storage/database.js';
 import type { UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
 import { type CreateOutcome, MESSAGE_CREATED, type MessageDraft, messageCreatedEvent, rowOf } from './messages.store.js';
+import { posterRefusal } from './send-rules.js';
 
 /**
  * A new message row as one VALUES tuple: the bound values (pushMessageValues, same order), then the
@@ -39,6 +40,7 @@ interface WrittenBatch {
 
 interface ChannelTally {
   closed: boolean;
+  muteUntil: number | null;
   lastSegment: number;
   added: number;
   lastActivity: number;
@@ -48,8 +50,9 @@ interface ChannelTally {
  * The SQLite side of message creation, on prepared statements run straight on better-sqlite3: the
  * rules of MessagesStore.insertBatch without a query builder on the server's busiest path.
  *
- * A batch is one IMMEDIATE transaction. Every check of a draft (channel exists and is open, parent
- * is a live message of the same channel) is a read made before the draft's first write, so a refused
+ * A batch is one IMMEDIATE transaction. Every check of a draft (channel exists and is open, a member
+ * send passes the send rules, parent is a live message of the same channel) is a read made before the
+ * draft's first write, so a refused
  * draft leaves nothing behind and needs no savepoint (savepoints cost a statement journal per page).
  * Counters are summed in memory and written once per channel, parent and member at the end. An
  * unexpected error rolls the whole batch back; the group commit then retries its drafts one by one.
@@ -58,8 +61,11 @@ interface ChannelTally {
  * statements never land inside a Kysely transaction that is waiting on an await.
  */
 export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database) {
-  const readChannel = sqlite.prepare<[string], { is_closed: number; last_segment: number }>(
-    'select is_closed, last_segment from channels where id = ?',
+  const readChannel = sqlite.prepare<[string], { is_closed: number; last_segment: number; mute_until: number | null }>(
+    'select is_closed, last_segment, mute_until from channels where id = ?',
+  );
+  const readMembership = sqlite.prepare<[string, string], { membership: string; mute_until: number | null }>(
+    'select membership, mute_until from channel_members where channel_id = ? and user_id = ?',
   );
   const isLiveParent = sqlite.prepare<[string, string], { one: number }>(
     'select 1 as one from messages where id = ? and channel_id = ? and is_deleted = 0',
@@ -122,11 +128,17 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
       let channel = channels.get(draft.channelId);
       if (channel === undefined) {
         const found = readChannel.get(draft.channelId);
-        channel = found ? { closed: found.is_closed === 1, lastSegment: found.last_segment, added: 0, lastActivity: 0 } : null;
+        channel = found ? { closed: found.is_closed === 1, muteUntil: found.mute_until, lastSegment: found.last_segment, added: 0, lastActivity: 0 } : null;
         channels.set(draft.channelId, channel);
       }
       if (channel === null) return { failure: 'channelNotFound' };
       if (channel.closed) return { failure: 'channelClosed' };
+      if (draft.asMember) {
+        // The send rules again inside the write transaction: a ban, mute or removal committed since the
+        // route's check is seen here (SQLite runs one write transaction at a time).
+        const refusal = posterRefusal({ mute_until: channel.muteUntil }, readMembership.get(draft.channelId, draft.userId), draft.createdAt);
+        if (refusal !== null) return { failure: refusal };
+      }
       if (draft.parentId !== null && isLiveParent.get(draft.parentId, draft.channelId) === undefined) return { failure: 'parentNotFound' };
 
       channel.lastSegment += 1;

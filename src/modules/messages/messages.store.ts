@@ -5,6 +5,7 @@ import type { Database } from '../../storage/schema.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
+import { type PosterRefusal, posterRefusal } from './send-rules.js';
 
 /** A message ready to be written; only its channelSegment is still to be chosen. */
 export interface MessageDraft {
@@ -22,9 +23,11 @@ export interface MessageDraft {
   /** The topic inside the channel; null for the main topic. */
   topicId: string | null;
   createdAt: number;
+  /** Posted through a member surface (client or bot API): the send rules are checked under the channel lock. */
+  asMember: boolean;
 }
 
-export type CreateFailure = 'channelNotFound' | 'channelClosed' | 'parentNotFound';
+export type CreateFailure = 'channelNotFound' | 'channelClosed' | 'parentNotFound' | PosterRefusal;
 /** The message.created event: the presented record as JSON text (reused for the HTTP answer). */
 export type MessageCreatedEvent = DomainEvent & { json: string };
 export type CreateOutcome = { row: MessageRow; author: UserRow | undefined; event: MessageCreatedEvent } | { failure: CreateFailure };
@@ -116,8 +119,8 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
     },
 
     /** lockChannel for several channels at once, locked in id order. */
-    async lockChannels(channelIds: string[]): Promise<Array<{ id: string; is_closed: number }>> {
-      const select = db.selectFrom('channels').select(['id', 'is_closed']).where('id', 'in', channelIds).orderBy('id');
+    async lockChannels(channelIds: string[]): Promise<Array<{ id: string; is_closed: number; mute_until: number | null }>> {
+      const select = db.selectFrom('channels').select(['id', 'is_closed', 'mute_until']).where('id', 'in', channelIds).orderBy('id');
       return (dialect === 'postgres' ? select.forNoKeyUpdate() : select).execute();
     },
 
@@ -217,6 +220,21 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
           const channel = channels.get(draft.channelId);
           if (channel === undefined) outcomes[index] = { failure: 'channelNotFound' };
           else if (channel.is_closed === 1) outcomes[index] = { failure: 'channelClosed' };
+        }
+        // Member sends: the send rules again, on the membership rows as they are under the channel lock
+        // (bans, mutes and removals take it too), so one committed meanwhile is seen.
+        const asMembers = indexed.filter((item) => outcomes[item.index] === undefined && item.draft.asMember);
+        if (asMembers.length > 0) {
+          const memberships = await trx
+            .selectFrom('channel_members')
+            .select(['channel_id', 'user_id', 'membership', 'mute_until'])
+            .where((eb) => eb.or(asMembers.map(({ draft }) => eb.and([eb('channel_id', '=', draft.channelId), eb('user_id', '=', draft.userId)]))))
+            .execute();
+          const membershipOf = new Map(memberships.map((row) => [`${row.channel_id}\u0000${row.user_id}`, row]));
+          for (const { draft, index } of asMembers) {
+            const refusal = posterRefusal(channels.get(draft.channelId) as { mute_until: number | null }, membershipOf.get(`${draft.channelId}\u0000${draft.userId}`), draft.createdAt);
+            if (refusal !== null) outcomes[index] = { failure: refusal };
+          }
         }
         // Parents are read under their channels' locks: a delete (which takes the channel lock first)
         // cannot slip between this check and the children_number update below.

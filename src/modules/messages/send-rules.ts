@@ -8,11 +8,36 @@ import { type ChannelRow, createChannelsStore, type MemberRow } from '../channel
  * does not pass through here: an operator's token acts on any channel. A globally banned user never
  * gets this far (the end-user authenticator answers 403 / 400312 for every request of theirs).
  *
- * The checks read committed state just before the write, not under the channel lock: a ban or mute
- * that commits in the same few milliseconds as a send may let that one send through. Closing a
- * channel is the exception that matters (it deletes everything), and the write itself re-checks it
- * under the lock (messages.store.ts), so nothing is ever written to a closed channel.
+ * `requirePoster` answers early (before an upload is read, before a bot's first message opens a
+ * conversation); the message write then checks the same rules again under the channel lock
+ * (`posterRefusal`, in messages.store.ts and messages.sqlite.ts), so a ban, mute or removal that
+ * commits between the two is seen: nothing is written that the rules refuse at commit time.
  */
+/** Why a member surface may not post: banned from the channel, not a member, muted, channel muted. */
+export type PosterRefusal = 'bannedFromChannel' | 'notMember' | 'userMuted' | 'channelMuted';
+
+/**
+ * The posting rules on an open channel, as a pure function of the rows (also run under the channel
+ * lock by the message writes). Mutes are end times compared with `now`.
+ */
+export function posterRefusal(
+  channel: { mute_until: number | null },
+  member: { membership: string; mute_until: number | null } | undefined,
+  now: number,
+): PosterRefusal | null {
+  if (member?.membership === 'banned') return 'bannedFromChannel';
+  if (member?.membership !== 'member') return 'notMember';
+  if (member.mute_until !== null && member.mute_until > now) return 'userMuted';
+  if (channel.mute_until !== null && channel.mute_until > now) return 'channelMuted';
+  return null;
+}
+
+/** The answer to a refusal: 403 / 400304, 400301, 400302, 400303. */
+export function posterError(refusal: PosterRefusal): AppError {
+  if (refusal === 'notMember') return new AppError('permissionDenied', 'Not a member of the channel.');
+  return new AppError(refusal);
+}
+
 export interface ChannelAccess {
   channel: ChannelRow;
   member: MemberRow;
@@ -29,8 +54,8 @@ export function createSendRules(deps: { db: Executor; dialect: Dialect; clock: C
 
   /** Membership, or why not: banned from the channel (400304), not a member (400301). */
   function requireMember(member: MemberRow | undefined): MemberRow {
-    if (member?.membership === 'banned') throw new AppError('bannedFromChannel');
-    if (member?.membership !== 'member') throw new AppError('permissionDenied', 'Not a member of the channel.');
+    if (member?.membership === 'banned') throw posterError('bannedFromChannel');
+    if (member?.membership !== 'member') throw posterError('notMember');
     return member;
   }
 
@@ -49,11 +74,9 @@ export function createSendRules(deps: { db: Executor; dialect: Dialect; clock: C
     async requirePoster(userId: string, channelId: string): Promise<ChannelAccess> {
       const { channel, member } = await load(userId, channelId);
       if (channel.is_closed === 1) throw new AppError('conflict', 'Channel is closed.');
-      const found = requireMember(member);
-      const now = deps.clock.now();
-      if (found.mute_until !== null && found.mute_until > now) throw new AppError('userMuted');
-      if (channel.mute_until !== null && channel.mute_until > now) throw new AppError('channelMuted');
-      return { channel, member: found };
+      const refusal = posterRefusal(channel, member, deps.clock.now());
+      if (refusal !== null) throw posterError(refusal);
+      return { channel, member: member as MemberRow };
     },
   };
 }
