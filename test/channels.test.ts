@@ -296,6 +296,9 @@ describe.each(testDatabases)('channels admin API on %s', (database) => {
     expect(await ids({ filter: 'member' })).toEqual([`${tag}-a`, `${tag}-b`]);
     expect(await ids({ filter: 'notMember' })).toEqual([`${tag}-c`]);
     expect(await ids({ userId: gina })).toEqual([`${tag}-a`]);
+    // Both at once: gina's channels, narrowed by the admin's own membership.
+    expect(await ids({ userId: gina, filter: 'member' })).toEqual([`${tag}-a`]);
+    expect(await ids({ userId: gina, filter: 'notMember' })).toEqual([]);
     expect(await ids({ excludeTags: ['red'] })).toEqual([`${tag}-b`, `${tag}-c`]);
     const anyOf = await admin.call('POST', '/api/v2/channels', { tags: ['red', 'blue'], excludeTags: ['nothing'] });
     expect(anyOf.json().results.map((r: { channel: { channelId: string } }) => r.channel.channelId).sort()).toEqual(

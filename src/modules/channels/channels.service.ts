@@ -124,13 +124,13 @@ export function createChannelsService(deps: {
         else before = cursor;
       }
       const filter = input.filter ?? 'all';
-      const membershipOf = input.userId
-        ? { userId: input.userId, isMember: true }
-        : filter === 'all'
-          ? null
-          : { userId: actor.userId, isMember: filter === 'member' };
+      // `userId`: that user's channels; `filter`: relative to the calling admin. Both may apply at once.
+      const membershipConditions = [
+        ...(input.userId ? [{ userId: input.userId, isMember: true }] : []),
+        ...(filter === 'all' ? [] : [{ userId: actor.userId, isMember: filter === 'member' }]),
+      ];
       const fetched = await channels.listPage({
-        membershipOf,
+        memberships: membershipConditions,
         anyTags: input.tags ?? [],
         excludeTags: input.excludeTags ?? [],
         limit,

@@ -12,8 +12,8 @@ export interface ChannelCursor {
 }
 
 export interface ChannelListQuery {
-  /** Only channels where this user is (true) or is not (false) a member. */
-  membershipOf: { userId: string; isMember: boolean } | null;
+  /** Only channels where each of these users is (true) or is not (false) a member. */
+  memberships: Array<{ userId: string; isMember: boolean }>;
   anyTags: string[];
   excludeTags: string[];
   limit: number;
@@ -50,9 +50,9 @@ function hasAnyTag(tags: string[]) {
 export function createChannelsStore(db: Executor, dialect: Dialect) {
   function filtered(query: ChannelListQuery): ChannelSelect {
     let select: ChannelSelect = db.selectFrom('channels').selectAll();
-    if (query.membershipOf) {
-      const member = isMemberOf(query.membershipOf.userId);
-      select = query.membershipOf.isMember ? select.where(member) : select.where((eb) => eb.not(member(eb)));
+    for (const { userId, isMember } of query.memberships) {
+      const member = isMemberOf(userId);
+      select = isMember ? select.where(member) : select.where((eb) => eb.not(member(eb)));
     }
     if (query.anyTags.length > 0) select = select.where(hasAnyTag(query.anyTags));
     if (query.excludeTags.length > 0) {
