@@ -141,6 +141,18 @@ describe.each(testDatabases)('foundation on %s', (database) => {
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
+  it('refuses an empty JSON body where a body is expected, and ignores one where the route takes none', async () => {
+    const empty = await admin.call('POST', '/api/v2/channel', '', { 'content-type': 'application/json' });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json()).toMatchObject({ status: 'error', code: 400000 });
+    const channelId = t.uniqueId('empty-body');
+    await admin.createChannel(channelId);
+    // Closing takes no body: a client library that labels every request application/json still closes it.
+    const close = await admin.call('POST', `/api/v2/channel/${channelId}/close`, '', { 'content-type': 'application/json' });
+    expect(close.statusCode, close.body).toBe(200);
+    expect((await admin.call('POST', `/api/v2/channel/${channelId}/close`, '', { 'content-type': 'application/json' })).json()).toMatchObject({ status: 'error' });
+  });
+
   it('echoes a request id', async () => {
     const given = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
     expect(given.headers['x-request-id']).toBe('abc-123');

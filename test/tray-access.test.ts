@@ -83,6 +83,10 @@ describe.each(testDatabases)('the tray history rate limit on %s', (database) => 
     // Another user has a budget of their own; the other tray routes are not limited.
     expect((await bob.call('GET', '/notifications/history')).statusCode).toBe(200);
     expect((await ann.call('POST', '/notifications/last-read')).statusCode).toBe(200);
+    // No body, but labelled JSON, as HTTP clients set up for JSON send it.
+    const labelled = await t.app.inject({ method: 'POST', url: '/notifications/last-read', headers: { authorization: `Bearer ${ann.token}`, 'content-type': 'application/json' } });
+    expect(labelled.statusCode, labelled.body).toBe(200);
+    expect(labelled.json()).toBe('success');
     await sleep(1050);
     expect((await ann.call('GET', '/notifications/history')).statusCode).toBe(200);
   });

@@ -22,6 +22,18 @@ export function installBodyParsers(app: FastifyInstance): void {
   // Only JSON, forms (and multipart where a route takes files) are API bodies; plain text is a
   // wrong content type (400000), not a string to validate.
   app.removeContentTypeParser('text/plain');
+  // A route that takes no body (POST /notifications/last-read, channel close...) ignores an empty one
+  // even when a client library labels it application/json (HTTP clients set up for JSON often do);
+  // everywhere else Fastify's own parser answers it (400000, "Body cannot be empty").
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0 && request.routeOptions.schema?.body === undefined) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, typeof body === 'string' ? body : body.toString('utf8'), done);
+  });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     try {
       done(null, parseQueryString(typeof body === 'string' ? body : body.toString('utf8')));
