@@ -75,19 +75,6 @@ describe.each(testDatabases)('client API moderation on %s', (database) => {
     const flagged = (await admin.call('GET', `/api/v2/users?filter=flagged&search=${target.userId}`)).json();
     expect(flagged.users[0].info).toMatchObject({ userId: target.userId, flagCount: 2 });
   });
-});
-
-describe.each(testDatabases)('send rules racing a ban or a removal on %s', (database) => {
-  let t: TestApp;
-  let admin: ReturnType<typeof adminClient>;
-
-  beforeAll(async () => {
-    t = await startTestApp(database);
-    admin = adminClient(t);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
 
   /**
    * Sends fired together with a ban (or a removal) of their author: the route checks the rules first

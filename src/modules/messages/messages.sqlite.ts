@@ -52,10 +52,10 @@ interface ChannelTally {
  *
  * A batch is one IMMEDIATE transaction. Every check of a draft (channel exists and is open, a member
  * send passes the send rules, parent is a live message of the same channel) is a read made before the
- * draft's first write, so a refused
- * draft leaves nothing behind and needs no savepoint (savepoints cost a statement journal per page).
- * Counters are summed in memory and written once per channel, parent and member at the end. An
- * unexpected error rolls the whole batch back; the group commit then retries its drafts one by one.
+ * draft's first write, so a refused draft leaves nothing behind and needs no savepoint (savepoints
+ * cost a statement journal per page). Counters are summed in memory and written once per channel,
+ * parent and member at the end. An unexpected error rolls the whole batch back; the group commit then
+ * retries its drafts one by one.
  *
  * The raw connection is used only while holding Kysely's connection (`db.connection()`), so these
  * statements never land inside a Kysely transaction that is waiting on an await.

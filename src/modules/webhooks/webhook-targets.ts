@@ -9,7 +9,7 @@ import net from 'node:net';
  * internal or reserved address is refused unless the operator lists it in PARLEY_WEBHOOK_ALLOWED_HOSTS
  * (host names, addresses or CIDR ranges).
  *
- * Checked twice: when a bot is registered (the URL's literal address or `localhost`, for a clear 400),
+ * Checked twice: when a bot is registered (the URL's literal address or `localhost`, for a clear 422),
  * and when each delivery connects, on the addresses DNS answered at that moment, so a name that
  * resolves (or is re-pointed) to an internal address is refused too.
  */
