@@ -31,6 +31,8 @@ const INTERNAL_URLS = [
   'http://localhost:8080/hook',
   'http://LOCALHOST./hook',
   'http://bots.localhost/hook',
+  'http://168.63.129.16/machine', // Azure's host endpoint
+  'http://[2001::1]/hook', // Teredo
 ];
 
 describe('PARLEY_WEBHOOK_ALLOWED_HOSTS', () => {

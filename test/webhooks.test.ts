@@ -145,4 +145,33 @@ describe.each(testDatabases)('bot webhooks on %s', (database) => {
     expect(receiver.received.length).toBe(calls);
     await receiver.close();
   });
+
+  it('records an endpoint that does not answer in time as a timeout, and tries again', async () => {
+    // Accepts the connection and never answers.
+    const silent = http.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    const impatient = await startTestApp(database, { PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }, { webhooks: { requestTimeoutMs: 100, baseBackoffMs: 60_000, pollIntervalMs: 60_000 } });
+    try {
+      const admin2 = adminClient(impatient);
+      const bot = (await admin2.call('POST', '/api/v2/bots', { displayName: 'Slow bot', webhookUrl: `http://127.0.0.1:${port}/hook` })).json<{ userId: string }>().userId;
+      const user = impatient.uniqueId('user');
+      await admin2.createUser(user);
+      const channelId = impatient.uniqueId('slow');
+      await admin2.createChannel(channelId, { userIds: [bot, user] });
+      await impatient.storage.db.transaction().execute((trx) =>
+        appendEvents(trx, [{ type: 'message.created', channelId, userId: user, data: { messageId: 'm4' } }], impatient.clock.now()),
+      );
+      await impatient.events.relay.flush();
+      await impatient.events.consumers.drain();
+      await impatient.webhooks.sendDue();
+      const [delivery] = await impatient.webhooks.deliveriesFor(bot);
+      expect(delivery).toMatchObject({ attempts: 1, last_error: 'timeout', delivered_at: null, gave_up_at: null });
+      expect(delivery?.next_attempt_at).toBeGreaterThan(impatient.clock.now());
+    } finally {
+      await impatient.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
 });

@@ -21,6 +21,7 @@ const INTERNAL_IPV4: Array<[string, number]> = [
   ['100.64.0.0', 10], // carrier-grade NAT
   ['127.0.0.0', 8], // loopback
   ['169.254.0.0', 16], // link-local, cloud metadata
+  ['168.63.129.16', 32], // Azure's host endpoint (WireServer), public-range but internal
   ['172.16.0.0', 12], // private
   ['192.0.0.0', 24], // IETF protocol assignments
   ['192.0.2.0', 24], // documentation
@@ -37,6 +38,7 @@ const INTERNAL_IPV6: Array<[string, number]> = [
   ['::1', 128], // loopback
   ['64:ff9b:1::', 48], // local-use NAT64
   ['100::', 64], // discard-only
+  ['2001::', 32], // Teredo (tunnels to an obfuscated IPv4 address)
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local

@@ -113,7 +113,10 @@ export function createWebhooksService(deps: {
       }
       if (outcome.status < 200 || outcome.status >= 300) error = `HTTP ${outcome.status}`;
     } catch (cause) {
-      error = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.name) : 'network error';
+      // An abort is either the app stopping or the request timing out; say which.
+      if (stopping.signal.aborted) error = 'stopped';
+      else if ((cause as NodeJS.ErrnoException).code === 'ABORT_ERR') error = 'timeout';
+      else error = cause instanceof Error ? ((cause as NodeJS.ErrnoException).code ?? cause.name) : 'network error';
     }
     const after = deps.clock.now();
     if (error === null) {
