@@ -279,7 +279,17 @@ export async function buildApp(
   await app.register(tray.routes, { prefix: '/notifications' });
   // Bot webhooks: a durable consumer schedules one delivery per (bot member, user message) in its own
   // transaction; the sender posts them signed with the bot's client secret and retries for a day.
-  const webhooks = createWebhooksService({ db, dialect, clock, resolve: identity.resolveBotWebhook, targets: webhookTargets, ...(options.webhooks ? { options: options.webhooks } : {}) });
+  const webhooks = createWebhooksService({
+    db,
+    dialect,
+    clock,
+    resolve: identity.resolveBotWebhook,
+    targets: webhookTargets,
+    // A name that resolves to an internal address passes bot creation (only literals are checked there):
+    // the operator learns of it here.
+    onRefused: (botUserId, reason) => app.log.warn({ botUserId, reason }, 'bot webhook refused: internal address'),
+    ...(options.webhooks ? { options: options.webhooks } : {}),
+  });
   await events.consumers.register('webhooks', (trx, batch) => webhooks.schedule(trx, batch), ['message.created']);
   webhooks.start();
   const gateway = createRealtimeGateway({ store: createRealtimeStore(db), options: options.gateway ?? {} });

@@ -155,7 +155,12 @@ describe.each(testDatabases)('delivering bot webhooks on %s', (database) => {
   }
 
   it('refuses to connect when the name resolves to internal addresses only, and gives up at once', async () => {
-    const t = await startTestApp(database, {}, { webhookLookup: lookup, webhooks: { baseBackoffMs: 1, pollIntervalMs: 20 } });
+    const logLines: string[] = [];
+    const t = await startTestApp(
+      database,
+      { LOG_LEVEL: 'warn' },
+      { webhookLookup: lookup, webhooks: { baseBackoffMs: 1, pollIntervalMs: 20 }, logStream: { write: (line: string) => void logLines.push(line) } },
+    );
     try {
       const before = receiver.received.length;
       const delivery = await deliverOne(t, 'rebound.example');
@@ -163,6 +168,9 @@ describe.each(testDatabases)('delivering bot webhooks on %s', (database) => {
       expect(delivery.gave_up_at).not.toBeNull();
       expect(delivery.last_error).toMatch(/^refused: rebound\.example is an internal address \(127\.0\.0\.1\)/);
       expect(receiver.received.length).toBe(before);
+      // The operator hears of it: the name passed bot creation, where only literal addresses are checked.
+      const warnings = logLines.map((line) => JSON.parse(line) as { level: number; msg: string; botUserId?: string; reason?: string });
+      expect(warnings).toContainEqual(expect.objectContaining({ level: 40, msg: 'bot webhook refused: internal address', reason: expect.stringContaining('rebound.example') }));
     } finally {
       await t.close();
     }

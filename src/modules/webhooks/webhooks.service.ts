@@ -71,6 +71,8 @@ export function createWebhooksService(deps: {
   resolve: BotWebhookResolver;
   /** Which addresses a delivery may connect to (webhook-targets.ts). */
   targets: WebhookTargets;
+  /** Told when a delivery is refused for its address (the app logs a warning the operator can act on). */
+  onRefused?: (botUserId: string, reason: string) => void;
   options?: Partial<WebhookOptions>;
 }) {
   const options = { ...DEFAULT_WEBHOOK_OPTIONS, ...deps.options };
@@ -109,6 +111,7 @@ export function createWebhooksService(deps: {
       if ('refused' in outcome) {
         // Not retried: the address stays internal until the operator allows it, and then a new event goes.
         await store.markFailed(row.id, attempt, `refused: ${outcome.refused}`, null, deps.clock.now());
+        deps.onRefused?.(row.bot_user_id, outcome.refused);
         return;
       }
       if (outcome.status < 200 || outcome.status >= 300) error = `HTTP ${outcome.status}`;
