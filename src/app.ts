@@ -52,6 +52,7 @@ import { registerReactionRoutes } from './modules/reactions/reactions.routes.js'
 import { createReactionsService } from './modules/reactions/reactions.service.js';
 import { createTray } from './modules/tray/tray.js';
 import { type BaseLookup, createWebhookTargets } from './modules/webhooks/webhook-targets.js';
+import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createWebhooksService, type WebhookOptions, type WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { createDiskBlobStore } from './storage/blobs.js';
@@ -350,6 +351,7 @@ export async function buildApp(
       registerRuleRoutes(admin, { rules: createRulesService({ db, clock, moderation }) });
       registerReactionRoutes(admin, { reactions });
       identity.registerAdminRoutes(admin);
+      registerWebhookRoutes(admin, { webhooks });
       if (config.testClock) registerTestClockRoute(admin, { clock });
     },
     { prefix: '/api/v2' },

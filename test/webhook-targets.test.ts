@@ -171,6 +171,10 @@ describe.each(testDatabases)('delivering bot webhooks on %s', (database) => {
       // The operator hears of it: the name passed bot creation, where only literal addresses are checked.
       const warnings = logLines.map((line) => JSON.parse(line) as { level: number; msg: string; botUserId?: string; reason?: string });
       expect(warnings).toContainEqual(expect.objectContaining({ level: 40, msg: 'bot webhook refused: internal address', reason: expect.stringContaining('rebound.example') }));
+      // And in the bot's delivery list.
+      const bot = warnings.find((line) => line.msg === 'bot webhook refused: internal address')?.botUserId as string;
+      const listed = await t.app.inject({ method: 'GET', url: `/api/v2/bots/${bot}/webhooks`, headers: { authorization: `Bearer ${t.adminToken}` } });
+      expect(listed.json<{ deliveries: unknown[] }>().deliveries).toEqual([expect.objectContaining({ state: 'given up', attempts: 1, lastError: expect.stringMatching(/^refused: /) })]);
     } finally {
       await t.close();
     }

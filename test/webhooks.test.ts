@@ -146,6 +146,52 @@ describe.each(testDatabases)('bot webhooks on %s', (database) => {
     await receiver.close();
   });
 
+  it("lets the operator move a bot's webhook: pending deliveries go to the new URL; the deliveries are listed", async () => {
+    const broken = await startReceiver(1000);
+    const fixed = await startReceiver(0);
+    const bot = (await createBot('Moving bot', broken.url)).userId;
+    const user = t.uniqueId('user');
+    await admin.createUser(user);
+    const channelId = t.uniqueId('moving');
+    await admin.createChannel(channelId, { userIds: [bot, user] });
+    await t.storage.db.transaction().execute((trx) =>
+      appendEvents(trx, [{ type: 'message.created', channelId, userId: user, data: { messageId: 'm5' } }], Date.now()),
+    );
+    await t.events.relay.flush();
+    await t.events.consumers.drain();
+    for (let round = 0; round < 200 && broken.received.length === 0; round++) {
+      await t.webhooks.sendDue();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const failing = (await admin.call('GET', `/api/v2/bots/${bot}/webhooks`)).json<{ deliveries: Array<Record<string, unknown>> }>().deliveries;
+    expect(failing).toHaveLength(1);
+    expect(failing[0]).toMatchObject({ state: 'pending', lastError: 'HTTP 500', deliveredAt: null, gaveUpAt: null });
+    expect(failing[0]?.attempts).toBeGreaterThanOrEqual(1);
+
+    // Refused like at creation, unknown bots are 404, and the move answers the new URL.
+    expect((await admin.call('PUT', `/api/v2/bots/${bot}`, { webhookUrl: 'http://169.254.169.254/' })).statusCode).toBe(422);
+    expect((await admin.call('PUT', '/api/v2/bots/no-such-bot', { webhookUrl: fixed.url })).json()).toMatchObject({ code: 400400 });
+    expect((await admin.call('GET', '/api/v2/bots/no-such-bot/webhooks')).statusCode).toBe(404);
+    const moved = await admin.call('PUT', `/api/v2/bots/${bot}`, { webhookUrl: fixed.url });
+    expect(moved.json()).toEqual({ userId: bot, clientId: expect.any(String), webhookUrl: fixed.url });
+
+    for (let round = 0; round < 200 && fixed.received.length === 0; round++) {
+      await t.webhooks.sendDue();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    for (let round = 0; round < 200 && (await t.webhooks.deliveriesFor(bot))[0]?.delivered_at == null; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(fixed.received).toHaveLength(1);
+    const [delivered] = (await admin.call('GET', `/api/v2/bots/${bot}/webhooks?limit=5`)).json<{ deliveries: Array<Record<string, unknown>> }>().deliveries;
+    expect(delivered).toMatchObject({ state: 'delivered', lastError: null, nextAttemptAt: null, gaveUpAt: null });
+    expect(delivered?.deliveredAt).toEqual(expect.any(Number));
+    // No webhook any more: the bot keeps its memberships, nothing is scheduled for it.
+    expect((await admin.call('PUT', `/api/v2/bots/${bot}`, { webhookUrl: null })).json()).toMatchObject({ webhookUrl: null });
+    await broken.close();
+    await fixed.close();
+  });
+
   it('records an endpoint that does not answer in time as a timeout, and tries again', async () => {
     // Accepts the connection and never answers.
     const silent = http.createServer(() => undefined);

@@ -86,6 +86,23 @@ export function createClientsService(deps: {
   const cache = new Map<string, { client: OAuthClient; until: number }>();
   const openedSecrets = new WeakMap<OAuthClient, string | null>();
 
+  /** An http(s) URL whose host is not an internal address by its spelling (webhook-targets.ts), or 422. */
+  function requireWebhookUrl(text: string): void {
+    let url: URL | null = null;
+    try {
+      url = new URL(text);
+    } catch {
+      url = null;
+    }
+    if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+      throw new AppError('parameters', 'webhookUrl must be an http or https URL.', { detail: [{ field: 'body.webhookUrl', message: 'must be an http or https URL' }] });
+    }
+    const refusal = deps.webhookTargets.refusalOf(url);
+    if (refusal !== null) {
+      throw new AppError('parameters', `webhookUrl is not allowed: ${refusal}.`, { detail: [{ field: 'body.webhookUrl', message: refusal }] });
+    }
+  }
+
   function toClient(row: ClientRow, botBanned = false): OAuthClient {
     return {
       clientId: row.client_id,
@@ -150,21 +167,7 @@ export function createClientsService(deps: {
 
     /** A bot user and its client_credentials client, in one transaction. */
     async createBot(input: CreateBotInput): Promise<{ userId: string; row: ClientRow; secret: string }> {
-      if (input.webhookUrl !== undefined) {
-        let url: URL | null = null;
-        try {
-          url = new URL(input.webhookUrl);
-        } catch {
-          url = null;
-        }
-        if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-          throw new AppError('parameters', 'webhookUrl must be an http or https URL.', { detail: [{ field: 'body.webhookUrl', message: 'must be an http or https URL' }] });
-        }
-        const refusal = deps.webhookTargets.refusalOf(url);
-        if (refusal !== null) {
-          throw new AppError('parameters', `webhookUrl is not allowed: ${refusal}.`, { detail: [{ field: 'body.webhookUrl', message: refusal }] });
-        }
-      }
+      if (input.webhookUrl !== undefined) requireWebhookUrl(input.webhookUrl);
       const now = clock.now();
       const userId = newObjectId(now);
       const { row, secret } = clientRow({ name: input.displayName, redirectUris: [], grantTypes: ['client_credentials'], isPublic: false, alg: 'HS256', botUserId: userId, now });
@@ -239,6 +242,14 @@ export function createClientsService(deps: {
     },
 
     /** For the webhooks module: where a bot's events go and the secret that signs them. */
+    /** Points a bot's webhooks somewhere else, or nowhere (null); the next attempt of a pending delivery uses it. */
+    async setBotWebhook(botUserId: string, webhookUrl: string | null): Promise<{ userId: string; clientId: string; webhookUrl: string | null }> {
+      if (webhookUrl !== null) requireWebhookUrl(webhookUrl);
+      const bot = await store.updateBotWebhook(botUserId, webhookUrl);
+      if (!bot) throw notFound('Bot');
+      return { userId: bot.user_id, clientId: bot.client_id, webhookUrl: bot.webhook_url };
+    },
+
     async resolveBotWebhook(botUserId: string): Promise<{ url: string; secret: string } | null> {
       const bot = await store.findBotWithClient(botUserId);
       if (!bot || bot.webhook_url === null || bot.secret_sealed === null) return null;

@@ -46,6 +46,11 @@ export function createClientsStore(db: Executor) {
       await db.insertInto('bots').values(row).execute();
     },
 
+    /** The bot's row after the change, or undefined when there is no such bot. */
+    async updateBotWebhook(userId: string, webhookUrl: string | null): Promise<BotRow | undefined> {
+      return db.updateTable('bots').set({ webhook_url: webhookUrl }).where('user_id', '=', userId).returningAll().executeTakeFirst();
+    },
+
     async findBotWithClient(userId: string): Promise<(BotRow & { secret_sealed: string | null }) | undefined> {
       return db
         .selectFrom('bots')

@@ -131,4 +131,17 @@ export function registerIdentityAdminRoutes(
       return { userId: bot.userId, clientId: bot.row.client_id, clientSecret: bot.secret, displayName: request.body.displayName, webhookUrl: request.body.webhookUrl ?? null };
     },
   );
+
+  app.put(
+    '/bots/:userId',
+    {
+      schema: {
+        tags: ['bots'],
+        summary: "Change a bot's webhook URL (null: no webhooks); pending deliveries go to the new one",
+        params: UserIdParams,
+        body: Type.Object({ webhookUrl: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()]) }),
+      },
+    },
+    async (request) => clients.setBotWebhook(request.params.userId, request.body.webhookUrl),
+  );
 }

@@ -226,6 +226,8 @@ export function createWebhooksService(deps: {
       if (sending) await sending;
     },
     deliveriesFor: (botUserId: string) => store.listFor(botUserId),
+    /** For operators: the newest deliveries of a bot, or null when there is no such bot. */
+    newestDeliveries: (botUserId: string, limit: number) => store.newestFor(botUserId, limit),
   };
 }
 

@@ -71,5 +71,12 @@ export function createWebhooksStore(db: Executor, dialect: Dialect) {
     async listFor(botUserId: string): Promise<DeliveryRow[]> {
       return db.selectFrom('webhook_deliveries').selectAll().where('bot_user_id', '=', botUserId).orderBy('event_id').execute();
     },
+
+    /** The newest deliveries of a bot (the unique (bot, event) index walks them), or null for no such bot. */
+    async newestFor(botUserId: string, limit: number): Promise<DeliveryRow[] | null> {
+      const bot = await db.selectFrom('bots').select('user_id').where('user_id', '=', botUserId).executeTakeFirst();
+      if (!bot) return null;
+      return db.selectFrom('webhook_deliveries').selectAll().where('bot_user_id', '=', botUserId).orderBy('event_id', 'desc').limit(limit).execute();
+    },
   };
 }
