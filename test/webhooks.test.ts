@@ -30,6 +30,20 @@ async function startReceiver(failures: number) {
   return { url: `http://127.0.0.1:${address.port}/hook`, received, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+/** A user's message in a new channel of that user and the bot, scheduled for the bot's webhook. */
+async function scheduleUserMessage(app: TestApp, bot: string, messageId: string): Promise<void> {
+  const admin = adminClient(app);
+  const user = app.uniqueId('user');
+  await admin.createUser(user);
+  const channelId = app.uniqueId('hooked');
+  await admin.createChannel(channelId, { userIds: [bot, user] });
+  await app.storage.db.transaction().execute((trx) =>
+    appendEvents(trx, [{ type: 'message.created', channelId, userId: user, data: { messageId } }], app.clock.now()),
+  );
+  await app.events.relay.flush();
+  await app.events.consumers.drain();
+}
+
 describe.each(testDatabases)('bot webhooks on %s', (database) => {
   let t: TestApp;
   let admin: ReturnType<typeof adminClient>;
@@ -115,16 +129,8 @@ describe.each(testDatabases)('bot webhooks on %s', (database) => {
   it('gives up on a delivery once a day has passed since the event', async () => {
     const receiver = await startReceiver(1000);
     const bot = (await createBot('Bot', receiver.url)).userId;
-    const user = t.uniqueId('user');
-    await admin.createUser(user);
-    const channelId = t.uniqueId('doomed');
-    await admin.createChannel(channelId, { userIds: [bot, user] });
     const webhooks = t.webhooks;
-    await t.storage.db.transaction().execute((trx) =>
-      appendEvents(trx, [{ type: 'message.created', channelId, userId: user, data: { messageId: 'm3' } }], t.clock.now()),
-    );
-    await t.events.relay.flush();
-    await t.events.consumers.drain();
+    await scheduleUserMessage(t, bot, 'm3');
     for (let round = 0; round < 200 && receiver.received.length === 0; round++) {
       await webhooks.sendDue();
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -150,15 +156,7 @@ describe.each(testDatabases)('bot webhooks on %s', (database) => {
     const broken = await startReceiver(1000);
     const fixed = await startReceiver(0);
     const bot = (await createBot('Moving bot', broken.url)).userId;
-    const user = t.uniqueId('user');
-    await admin.createUser(user);
-    const channelId = t.uniqueId('moving');
-    await admin.createChannel(channelId, { userIds: [bot, user] });
-    await t.storage.db.transaction().execute((trx) =>
-      appendEvents(trx, [{ type: 'message.created', channelId, userId: user, data: { messageId: 'm5' } }], Date.now()),
-    );
-    await t.events.relay.flush();
-    await t.events.consumers.drain();
+    await scheduleUserMessage(t, bot, 'm5');
     for (let round = 0; round < 200 && broken.received.length === 0; round++) {
       await t.webhooks.sendDue();
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -199,17 +197,9 @@ describe.each(testDatabases)('bot webhooks on %s', (database) => {
     const port = (silent.address() as { port: number }).port;
     const impatient = await startTestApp(database, { PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }, { webhooks: { requestTimeoutMs: 100, baseBackoffMs: 60_000, pollIntervalMs: 60_000 } });
     try {
-      const admin2 = adminClient(impatient);
-      const bot = (await admin2.call('POST', '/api/v2/bots', { displayName: 'Slow bot', webhookUrl: `http://127.0.0.1:${port}/hook` })).json<{ userId: string }>().userId;
-      const user = impatient.uniqueId('user');
-      await admin2.createUser(user);
-      const channelId = impatient.uniqueId('slow');
-      await admin2.createChannel(channelId, { userIds: [bot, user] });
-      await impatient.storage.db.transaction().execute((trx) =>
-        appendEvents(trx, [{ type: 'message.created', channelId, userId: user, data: { messageId: 'm4' } }], impatient.clock.now()),
-      );
-      await impatient.events.relay.flush();
-      await impatient.events.consumers.drain();
+      const created = await adminClient(impatient).call('POST', '/api/v2/bots', { displayName: 'Slow bot', webhookUrl: `http://127.0.0.1:${port}/hook` });
+      const bot = created.json<{ userId: string }>().userId;
+      await scheduleUserMessage(impatient, bot, 'm4');
       await impatient.webhooks.sendDue();
       const [delivery] = await impatient.webhooks.deliveriesFor(bot);
       expect(delivery).toMatchObject({ attempts: 1, last_error: 'timeout', delivered_at: null, gave_up_at: null });
