@@ -6,8 +6,8 @@ import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { parseJson } from '../channels/channels.present.js';
 import { createUsersStore } from '../users/users.store.js';
-import { type ClientRow, createClientsStore } from './clients.store.js';
 import type { WebhookTargets } from '../webhooks/webhook-targets.js';
+import { type ClientRow, createClientsStore } from './clients.store.js';
 import type { Sealer } from './server-key.js';
 
 export type IdTokenAlg = 'HS256' | 'RS256';
@@ -241,7 +241,6 @@ export function createClientsService(deps: {
       return secret;
     },
 
-    /** For the webhooks module: where a bot's events go and the secret that signs them. */
     /** Points a bot's webhooks somewhere else, or nowhere (null); the next attempt of a pending delivery uses it. */
     async setBotWebhook(botUserId: string, webhookUrl: string | null): Promise<{ userId: string; clientId: string; webhookUrl: string | null }> {
       if (webhookUrl !== null) requireWebhookUrl(webhookUrl);
@@ -250,6 +249,7 @@ export function createClientsService(deps: {
       return { userId: bot.user_id, clientId: bot.client_id, webhookUrl: bot.webhook_url };
     },
 
+    /** For the webhooks module: where a bot's events go and the secret that signs them. */
     async resolveBotWebhook(botUserId: string): Promise<{ url: string; secret: string } | null> {
       const bot = await store.findBotWithClient(botUserId);
       if (!bot || bot.webhook_url === null || bot.secret_sealed === null) return null;

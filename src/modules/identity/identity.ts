@@ -1,5 +1,4 @@
 import cookie from '@fastify/cookie';
-import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { TypedApp } from '../../http/typed-app.js';
@@ -7,6 +6,7 @@ import type { BlobStore } from '../../storage/blobs.js';
 import type { Executor } from '../../storage/database.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import { createUsersStore } from '../users/users.store.js';
+import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import { createAuthorizeService } from './authorize/authorize.service.js';
 import { createAvatarsService } from './avatars.service.js';
 import { createClientsService } from './clients.service.js';
@@ -38,7 +38,7 @@ export async function createIdentity(deps: {
   tokens: TokensService;
   /** The deployment's network id: userinfo's `nid` / `networkId` (the tray's records carry the same). */
   networkId: string;
-  /** Where a bot's webhook URL may point (checked when the bot is created). */
+  /** Where a bot's webhook URL may point (checked when a bot is created or its webhook moved). */
   webhookTargets: WebhookTargets;
   onBackgroundError?: (error: unknown) => void;
 }) {

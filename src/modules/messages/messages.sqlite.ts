@@ -3,7 +3,7 @@ import { type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
 import type { Executor } from '../../storage/database.js';
 import type { UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
-import { type CreateOutcome, MESSAGE_CREATED, type MessageDraft, messageCreatedEvent, rowOf } from './messages.store.js';
+import { type CreateOutcome, MESSAGE_CREATED, type MessageDraft, memberKey, messageCreatedEvent, rowOf } from './messages.store.js';
 import { posterRefusal } from './send-rules.js';
 
 /**
@@ -152,7 +152,7 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
       written.push({ row, json });
 
       if (draft.parentId !== null) parents.set(draft.parentId, (parents.get(draft.parentId) ?? 0) + 1);
-      members.set(`${row.channel_id}\u0000${row.user_id}`, { channelId: row.channel_id, userId: row.user_id, at: row.created_at });
+      members.set(memberKey(row.channel_id, row.user_id), { channelId: row.channel_id, userId: row.user_id, at: row.created_at });
       if (!authors.has(row.user_id)) authors.set(row.user_id, findUser.get(row.user_id));
       return { row, author: authors.get(row.user_id), event: messageCreatedEvent(row, json) };
     });

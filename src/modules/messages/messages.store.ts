@@ -34,6 +34,11 @@ export type CreateOutcome = { row: MessageRow; author: UserRow | undefined; even
 
 export const MESSAGE_CREATED = 'message.created';
 
+/** One key per (channel, user) pair, for maps of memberships and of authors' activity. */
+export function memberKey(channelId: string, userId: string): string {
+  return `${channelId}\u0000${userId}`;
+}
+
 /** The domain event of a created message, once its segment is known; `json` is its record's text. */
 export function messageCreatedEvent(row: MessageRow, json: string = presentCreatedMessageJson(row)): MessageCreatedEvent {
   return { type: MESSAGE_CREATED, channelId: row.channel_id, userId: row.user_id, json };
@@ -119,6 +124,16 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
     },
 
     /** lockChannel for several channels at once, locked in id order. */
+    /** The membership rows of (channel, user) pairs, by memberKey: what the send rules read in a batch. */
+    async membershipsOf(pairs: Array<{ channelId: string; userId: string }>): Promise<Map<string, { membership: string; mute_until: number | null }>> {
+      const rows = await db
+        .selectFrom('channel_members')
+        .select(['channel_id', 'user_id', 'membership', 'mute_until'])
+        .where((eb) => eb.or(pairs.map((pair) => eb.and([eb('channel_id', '=', pair.channelId), eb('user_id', '=', pair.userId)]))))
+        .execute();
+      return new Map(rows.map((row) => [memberKey(row.channel_id, row.user_id), row]));
+    },
+
     async lockChannels(channelIds: string[]): Promise<Array<{ id: string; is_closed: number; mute_until: number | null }>> {
       const select = db.selectFrom('channels').select(['id', 'is_closed', 'mute_until']).where('id', 'in', channelIds).orderBy('id');
       return (dialect === 'postgres' ? select.forNoKeyUpdate() : select).execute();
@@ -225,14 +240,9 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
         // (bans, mutes and removals take it too), so one committed meanwhile is seen.
         const asMembers = indexed.filter((item) => outcomes[item.index] === undefined && item.draft.asMember);
         if (asMembers.length > 0) {
-          const memberships = await trx
-            .selectFrom('channel_members')
-            .select(['channel_id', 'user_id', 'membership', 'mute_until'])
-            .where((eb) => eb.or(asMembers.map(({ draft }) => eb.and([eb('channel_id', '=', draft.channelId), eb('user_id', '=', draft.userId)]))))
-            .execute();
-          const membershipOf = new Map(memberships.map((row) => [`${row.channel_id}\u0000${row.user_id}`, row]));
+          const memberships = await store.membershipsOf(asMembers.map(({ draft }) => draft));
           for (const { draft, index } of asMembers) {
-            const refusal = posterRefusal(channels.get(draft.channelId) as { mute_until: number | null }, membershipOf.get(`${draft.channelId}\u0000${draft.userId}`), draft.createdAt);
+            const refusal = posterRefusal(channels.get(draft.channelId) as { mute_until: number | null }, memberships.get(memberKey(draft.channelId, draft.userId)), draft.createdAt);
             if (refusal !== null) outcomes[index] = { failure: refusal };
           }
         }
@@ -277,7 +287,7 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
         await trx.insertInto('messages').values(rows).execute();
         const tags = written.flatMap(({ draft }) => draft.tags.map((tag) => ({ message_id: draft.id, tag })));
         if (tags.length > 0) await trx.insertInto('message_tags').values(tags).execute();
-        for (const authored of groupBy(rows, (row) => `${row.channel_id}\u0000${row.user_id}`).values()) {
+        for (const authored of groupBy(rows, (row) => memberKey(row.channel_id, row.user_id)).values()) {
           const [{ channel_id: channelId, user_id: userId }] = authored as [MessageRow];
           await trx
             .updateTable('channel_members')

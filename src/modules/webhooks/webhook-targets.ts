@@ -78,7 +78,7 @@ function familyOf(address: string): 'ipv4' | 'ipv6' {
 }
 
 /** True for loopback, private, link-local, multicast, documentation and other non-public addresses. */
-export function isInternalAddress(address: string): boolean {
+function isInternalAddress(address: string): boolean {
   if (internal.check(address, familyOf(address))) return true;
   const embedded = familyOf(address) === 'ipv6' ? embeddedIpv4(address) : null;
   return embedded !== null && internal.check(embedded, 'ipv4');
@@ -95,14 +95,12 @@ function normalizeHost(host: string): string {
   return bare.toLowerCase().replace(/\.$/, '');
 }
 
-export class WebhookTargetRefused extends Error {
-  constructor(readonly host: string, readonly address: string) {
-    super(`${host} is an internal address (${address}); list it in PARLEY_WEBHOOK_ALLOWED_HOSTS to allow it`);
-    this.name = 'WebhookTargetRefused';
-  }
+/** Why a host is refused, as registration answers it and a refused delivery records it. */
+function refusalMessage(host: string, address: string): string {
+  return `${host} is an internal address (${address}); list it in PARLEY_WEBHOOK_ALLOWED_HOSTS to allow it`;
 }
 
-/** Reads PARLEY_WEBHOOK_ALLOWED_HOSTS entries; answers a message per entry that is none of the three forms. */
+/** PARLEY_WEBHOOK_ALLOWED_HOSTS entries that are none of the three forms (name, address, CIDR range). */
 export function invalidAllowedHostEntries(entries: string[]): string[] {
   return entries.filter((entry) => {
     const [address, prefix, extra] = entry.split('/');
@@ -147,8 +145,8 @@ export function createWebhookTargets(allowed: string[], baseLookup: BaseLookup =
   function refusalOf(url: URL): string | null {
     const host = normalizeHost(url.hostname);
     if (allowedNames.has(host)) return null;
-    if (net.isIP(host) !== 0) return addressAllowed(host) ? null : new WebhookTargetRefused(host, host).message;
-    if (isLoopbackName(host)) return new WebhookTargetRefused(host, 'loopback').message;
+    if (net.isIP(host) !== 0) return addressAllowed(host) ? null : refusalMessage(host, host);
+    if (isLoopbackName(host)) return refusalMessage(host, 'loopback');
     return null;
   }
 
@@ -162,7 +160,7 @@ export function createWebhookTargets(allowed: string[], baseLookup: BaseLookup =
           const usable = allowedNames.has(name) ? answers : answers.filter((answer) => addressAllowed(answer.address));
           const first = usable[0];
           if (first === undefined) {
-            const refused = new WebhookTargetRefused(name, answers[0]?.address ?? 'no address') as Error & { code?: string };
+            const refused: NodeJS.ErrnoException = new Error(refusalMessage(name, answers[0]?.address ?? 'no address'));
             refused.code = 'EWEBHOOKTARGET';
             callback(refused, '');
             return;

@@ -109,7 +109,8 @@ export function createWebhooksService(deps: {
         deps.targets,
       );
       if ('refused' in outcome) {
-        // Not retried: the address stays internal until the operator allows it, and then a new event goes.
+        // Not retried: the address stays internal until the operator allows it or moves the webhook, and
+        // only deliveries scheduled or due after that go out.
         await store.markFailed(row.id, attempt, `refused: ${outcome.refused}`, null, deps.clock.now());
         deps.onRefused?.(row.bot_user_id, outcome.refused);
         return;
