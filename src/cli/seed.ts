@@ -47,7 +47,10 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
     options.onProgress?.(done, total);
   };
 
+  // A transaction PostgreSQL rolls back and runTransaction runs again counts from where it began.
+  const beforeUsers = done;
   await runTransaction(db, async (trx) => {
+    done = beforeUsers;
     for (let start = 0; start < userIds.length; start += 1000) {
       const chunk = userIds.slice(start, start + 1000);
       await trx
@@ -87,7 +90,9 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
   const membersOf = new Map<string, string[]>();
   const perChannel = Math.floor(options.messages / Math.max(1, channelIds.length));
   const extra = options.messages - perChannel * channelIds.length;
+  const beforeChannels = done;
   await runTransaction(db, async (trx) => {
+    done = beforeChannels;
     for (const [index, channelId] of channelIds.entries()) {
       const count = Math.min(userIds.length, 20);
       const offset = randomInt(Math.max(1, userIds.length));
