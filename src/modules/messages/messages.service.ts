@@ -155,16 +155,11 @@ export function createMessagesService(deps: {
   const users = createUsersStore(db);
   const sqliteWriter = deps.sqlite ? createSqliteMessageWriter(db, deps.sqlite) : null;
   // The create routes do not wake the relay after answering (HANDS_EVENTS_ITSELF): each batch does,
-  // once. On SQLite its events are handed over as they are, with no read back (relay.ts handOver).
+  // once, handing its events over as they are, with no read back (relay.ts handOver).
   const writes = createGroupCommit<MessageDraft, CreateOutcome>(
     async (drafts) => {
-      if (sqliteWriter) {
-        const { outcomes, events } = await sqliteWriter.insertBatch(drafts);
-        deps.relay?.handOver(events);
-        return outcomes;
-      }
-      const outcomes = await store.insertBatch(drafts);
-      deps.relay?.poke();
+      const { outcomes, events } = await (sqliteWriter ?? store).insertBatch(drafts);
+      deps.relay?.handOver(events);
       return outcomes;
     },
     // One batch at a time: batches for a hot channel would only queue on its row lock, so while one

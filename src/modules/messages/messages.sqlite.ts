@@ -1,9 +1,9 @@
 import type SQLite from 'better-sqlite3';
-import { type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
+import { toOutboxEvent } from '../../events/outbox.js';
 import type { Executor } from '../../storage/database.js';
 import type { UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
-import { type CreateOutcome, MESSAGE_CREATED, type MessageDraft, memberKey, messageCreatedEvent, rowOf } from './messages.store.js';
+import { type CreateOutcome, MESSAGE_CREATED, type MessageDraft, memberKey, messageCreatedEvent, rowOf, type WrittenBatch } from './messages.store.js';
 import { posterRefusal } from './send-rules.js';
 
 /**
@@ -31,12 +31,6 @@ const EVENT_INSERT = {
 const CHUNK = 32;
 
 type SqlValue = string | number | null;
-
-/** A batch's outcomes, and its committed outbox events (for the relay's handOver). */
-interface WrittenBatch {
-  outcomes: CreateOutcome[];
-  events: OutboxEvent[];
-}
 
 interface ChannelTally {
   closed: boolean;

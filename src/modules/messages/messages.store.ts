@@ -1,8 +1,9 @@
-import { type ExpressionBuilder, sql } from 'kysely';
-import { appendEvents, type DomainEvent } from '../../events/outbox.js';
+import { CompiledQuery, type ExpressionBuilder, sql } from 'kysely';
+import { appendEvents, type DomainEvent, type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import { runTransaction } from '../../storage/transactions.js';
+import { valuesList } from '../../storage/values-list.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
 import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
 import { type PosterRefusal, posterRefusal } from './send-rules.js';
@@ -33,6 +34,12 @@ export type MessageCreatedEvent = DomainEvent & { json: string };
 export type CreateOutcome = { row: MessageRow; author: UserRow | undefined; event: MessageCreatedEvent } | { failure: CreateFailure };
 
 export const MESSAGE_CREATED = 'message.created';
+
+/** A batch's outcomes, and its committed outbox events (for the relay's handOver). */
+export interface WrittenBatch {
+  outcomes: CreateOutcome[];
+  events: OutboxEvent[];
+}
 
 /** One key per (channel, user) pair, for maps of memberships and of authors' activity. */
 export function memberKey(channelId: string, userId: string): string {
@@ -123,7 +130,6 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
       return (dialect === 'postgres' ? select.forNoKeyUpdate() : select).executeTakeFirst();
     },
 
-    /** lockChannel for several channels at once, locked in id order. */
     /** The membership rows of (channel, user) pairs, by memberKey: what the send rules read in a batch. */
     async membershipsOf(pairs: Array<{ channelId: string; userId: string }>): Promise<Map<string, { membership: string; mute_until: number | null }>> {
       const rows = await db
@@ -134,6 +140,7 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
       return new Map(rows.map((row) => [memberKey(row.channel_id, row.user_id), row]));
     },
 
+    /** lockChannel for several channels at once, locked in id order. */
     async lockChannels(channelIds: string[]): Promise<Array<{ id: string; is_closed: number; mute_until: number | null }>> {
       const select = db.selectFrom('channels').select(['id', 'is_closed', 'mute_until']).where('id', 'in', channelIds).orderBy('id');
       return (dialect === 'postgres' ? select.forNoKeyUpdate() : select).execute();
@@ -219,96 +226,174 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
     },
 
     /**
-     * Writes a batch of drafts in one transaction (group commit). Channel rows are locked first, in
-     * id order, then parent rows are changed; a draft whose channel or parent fails its check is left
-     * out before anything of it is written, so segments stay gapless. Each channel's segments are
-     * taken with one UPDATE ... RETURNING, in arrival order.
+     * Writes a batch of drafts in one transaction (group commit; the PostgreSQL path, SQLite has
+     * messages.sqlite.ts). A draft whose channel or parent fails its check is left out before anything
+     * of it is written, so segments stay gapless; each channel's segments are taken with one UPDATE ...
+     * RETURNING, in arrival order, channels in id order.
+     *
+     * Under load each statement waits for the busy event loop to read its answer, so the batch is as
+     * few statements as it can be: for admin creates without parents, five round trips (BEGIN, the
+     * channel UPDATE, one statement for the rows: messages, tags and the authors' activity, the outbox
+     * append, COMMIT) where it took nine. The authors are read beside it on another pooled connection:
+     * they are the callers, whose rows the batch does not change. PostgreSQL only (writeRows).
      */
-    async insertBatch(drafts: MessageDraft[]): Promise<CreateOutcome[]> {
-      return runTransaction(db, async (trx) => {
-        const store = createMessagesStore(trx, dialect);
-        const outcomes: Array<CreateOutcome | undefined> = new Array(drafts.length);
+    async insertBatch(drafts: MessageDraft[]): Promise<WrittenBatch> {
+      const authorsRead = createUsersStore(db).findByIds([...new Set(drafts.map((draft) => draft.userId))]);
+      // Awaited after the transaction; a failure of the transaction must not leave it unhandled.
+      authorsRead.catch(() => undefined);
+      const batch = await runTransaction(db, async (trx) => {
+        const failures = new Map<number, CreateFailure>();
         const indexed = drafts.map((draft, index) => ({ draft, index }));
+        // Drafts posted through a member surface, or with a parent, need reads under the channel
+        // lock before the segments are taken; a batch of neither takes its segments at once.
+        const checked = indexed.some(({ draft }) => draft.asMember || draft.parentId !== null);
+        const live = checked ? await checkUnderChannelLocks(createMessagesStore(trx, dialect), trx, indexed, failures) : indexed;
 
-        const channels = new Map((await store.lockChannels([...new Set(drafts.map((draft) => draft.channelId))])).map((row) => [row.id, row]));
-        for (const { draft, index } of indexed) {
-          const channel = channels.get(draft.channelId);
-          if (channel === undefined) outcomes[index] = { failure: 'channelNotFound' };
-          else if (channel.is_closed === 1) outcomes[index] = { failure: 'channelClosed' };
-        }
-        // Member sends: the send rules again, on the membership rows as they are under the channel lock
-        // (bans, mutes and removals take it too), so one committed meanwhile is seen.
-        const asMembers = indexed.filter((item) => outcomes[item.index] === undefined && item.draft.asMember);
-        if (asMembers.length > 0) {
-          const memberships = await store.membershipsOf(asMembers.map(({ draft }) => draft));
-          for (const { draft, index } of asMembers) {
-            const refusal = posterRefusal(channels.get(draft.channelId) as { mute_until: number | null }, memberships.get(memberKey(draft.channelId, draft.userId)), draft.createdAt);
-            if (refusal !== null) outcomes[index] = { failure: refusal };
-          }
-        }
-        // Parents are read under their channels' locks: a delete (which takes the channel lock first)
-        // cannot slip between this check and the children_number update below.
-        const withParent = indexed.filter((item) => outcomes[item.index] === undefined && item.draft.parentId !== null);
-        const parentIds = [...new Set(withParent.map((item) => item.draft.parentId as string))];
-        const liveParents = parentIds.length === 0 ? [] : await trx.selectFrom('messages').select(['id', 'channel_id']).where('id', 'in', parentIds).where('is_deleted', '=', 0).execute();
-        const parentChannel = new Map(liveParents.map((row) => [row.id, row.channel_id]));
-        for (const { draft, index } of withParent) {
-          if (parentChannel.get(draft.parentId as string) !== draft.channelId) outcomes[index] = { failure: 'parentNotFound' };
-        }
-        const adopted = withParent.filter((item) => outcomes[item.index] === undefined);
-        for (const [parentId, items] of groupBy(adopted, (item) => item.draft.parentId as string)) {
-          await trx
-            .updateTable('messages')
-            .set((eb) => ({ children_number: eb('children_number', '+', items.length) }))
-            .where('id', '=', parentId)
-            .execute();
-        }
-
-        const live = indexed.filter((item) => outcomes[item.index] === undefined);
-        const written: Array<{ draft: MessageDraft; index: number; row: MessageRow }> = [];
+        const written: Array<{ index: number; row: MessageRow }> = [];
         for (const [channelId, items] of groupBy(live, (item) => item.draft.channelId)) {
-          const lastActivity = Math.max(...items.map((item) => item.draft.createdAt));
-          const taken = await trx
-            .updateTable('channels')
-            .set((eb) => ({
-              last_segment: eb('last_segment', '+', items.length),
-              message_count: eb('message_count', '+', items.length),
-              last_activity: lastActivity,
-            }))
-            .where('id', '=', channelId)
-            .returning('last_segment')
-            .executeTakeFirstOrThrow();
+          const taken = await takeSegments(trx, channelId, items.length, Math.max(...items.map((item) => item.draft.createdAt)));
+          if (taken === undefined || taken.is_closed === 1) {
+            for (const item of items) failures.set(item.index, taken === undefined ? 'channelNotFound' : 'channelClosed');
+            continue;
+          }
           const first = taken.last_segment - items.length + 1;
-          items.forEach((item, offset) => written.push({ draft: item.draft, index: item.index, row: rowOf(item.draft, first + offset) }));
+          items.forEach((item, offset) => written.push({ index: item.index, row: rowOf(item.draft, first + offset) }));
         }
-        if (written.length === 0) return outcomes as CreateOutcome[];
-
+        if (written.length === 0) return { failures, written, recorded: [], events: [] };
         const rows = written.map((item) => item.row);
-        await trx.insertInto('messages').values(rows).execute();
-        const tags = written.flatMap(({ draft }) => draft.tags.map((tag) => ({ message_id: draft.id, tag })));
-        if (tags.length > 0) await trx.insertInto('message_tags').values(tags).execute();
-        for (const authored of groupBy(rows, (row) => memberKey(row.channel_id, row.user_id)).values()) {
-          const [{ channel_id: channelId, user_id: userId }] = authored as [MessageRow];
-          await trx
-            .updateTable('channel_members')
-            .set({ last_activity: Math.max(...authored.map((row) => row.created_at)) })
-            .where('channel_id', '=', channelId)
-            .where('user_id', '=', userId)
-            .where('membership', '=', 'member')
-            .execute();
-        }
-        const authorIds = [...new Set(rows.map((row) => row.user_id))];
-        const authors = new Map((await createUsersStore(trx).findByIds(authorIds)).map((user) => [user.id, user]));
+        await writeRows(trx, rows, drafts);
         // Last: appendEvents holds the outbox lock (PostgreSQL) from here to commit.
-        const events = rows.map((row) => messageCreatedEvent(row));
-        await appendEvents(trx, events, Math.max(...rows.map((row) => row.created_at)));
-        written.forEach(({ index, row }, position) => {
-          outcomes[index] = { row, author: authors.get(row.user_id), event: events[position] as MessageCreatedEvent };
-        });
-        return outcomes as CreateOutcome[];
+        const now = Math.max(...rows.map((row) => row.created_at));
+        const recorded = rows.map((row) => messageCreatedEvent(row));
+        const ids = await appendEvents(trx, recorded, now);
+        // The events as the relay would read them back once committed (for its handOver).
+        const events = recorded.map((event, position) =>
+          toOutboxEvent({ id: ids[position] as number, type: MESSAGE_CREATED, channel_id: event.channelId ?? null, user_id: event.userId ?? null, recipient_id: null, payload: event.json, created_at: now }),
+        );
+        return { failures, written, recorded, events };
       });
+      const authors = new Map((await authorsRead).map((user) => [user.id, user]));
+      const outcomes: CreateOutcome[] = new Array(drafts.length);
+      for (const [index, failure] of batch.failures) outcomes[index] = { failure };
+      batch.written.forEach(({ index, row }, position) => {
+        outcomes[index] = { row, author: authors.get(row.user_id), event: batch.recorded[position] as MessageCreatedEvent };
+      });
+      return { outcomes, events: batch.events };
     },
   };
+}
+
+type Indexed = { draft: MessageDraft; index: number };
+
+/**
+ * The checks of a batch that has member sends or comments, under the locks of its channels (taken in
+ * id order): channel exists and is open, the send rules on the membership rows as they are now (bans,
+ * mutes and removals take the channel lock too, so one committed meanwhile is seen), parents live in
+ * the same channel (a delete takes the channel lock first, so none can slip between this check and
+ * the children_number update). Records the failures in `failures`; answers the drafts that passed.
+ */
+async function checkUnderChannelLocks(store: MessagesStore, trx: Executor, indexed: Indexed[], failures: Map<number, CreateFailure>): Promise<Indexed[]> {
+  const channels = new Map((await store.lockChannels([...new Set(indexed.map(({ draft }) => draft.channelId))])).map((row) => [row.id, row]));
+  for (const { draft, index } of indexed) {
+    const channel = channels.get(draft.channelId);
+    if (channel === undefined) failures.set(index, 'channelNotFound');
+    else if (channel.is_closed === 1) failures.set(index, 'channelClosed');
+  }
+  const asMembers = indexed.filter((item) => !failures.has(item.index) && item.draft.asMember);
+  if (asMembers.length > 0) {
+    const memberships = await store.membershipsOf(asMembers.map(({ draft }) => draft));
+    for (const { draft, index } of asMembers) {
+      const refusal = posterRefusal(channels.get(draft.channelId) as { mute_until: number | null }, memberships.get(memberKey(draft.channelId, draft.userId)), draft.createdAt);
+      if (refusal !== null) failures.set(index, refusal);
+    }
+  }
+  const withParent = indexed.filter((item) => !failures.has(item.index) && item.draft.parentId !== null);
+  const parentIds = [...new Set(withParent.map((item) => item.draft.parentId as string))];
+  const liveParents = parentIds.length === 0 ? [] : await trx.selectFrom('messages').select(['id', 'channel_id']).where('id', 'in', parentIds).where('is_deleted', '=', 0).execute();
+  const parentChannel = new Map(liveParents.map((row) => [row.id, row.channel_id]));
+  for (const { draft, index } of withParent) {
+    if (parentChannel.get(draft.parentId as string) !== draft.channelId) failures.set(index, 'parentNotFound');
+  }
+  const adopted = withParent.filter((item) => !failures.has(item.index));
+  for (const [parentId, items] of groupBy(adopted, (item) => item.draft.parentId as string)) {
+    await trx
+      .updateTable('messages')
+      .set((eb) => ({ children_number: eb('children_number', '+', items.length) }))
+      .where('id', '=', parentId)
+      .execute();
+  }
+  return indexed.filter((item) => !failures.has(item.index));
+}
+
+/**
+ * Moves an open channel's segment counter by `count` and answers where it ended, with the channel's
+ * closed flag (a closed channel is left as it was); undefined when the channel does not exist. The
+ * UPDATE takes the channel's row lock, so a batch that had nothing to check under it needs no
+ * separate locking read.
+ */
+async function takeSegments(trx: Executor, channelId: string, count: number, lastActivity: number) {
+  return trx
+    .updateTable('channels')
+    .set((eb) => {
+      const open = eb('is_closed', '=', 0);
+      return {
+        last_segment: eb.case().when(open).then(eb('last_segment', '+', count)).else(eb.ref('last_segment')).end(),
+        message_count: eb.case().when(open).then(eb('message_count', '+', count)).else(eb.ref('message_count')).end(),
+        last_activity: eb.case().when(open).then(lastActivity).else(eb.ref('last_activity')).end(),
+      };
+    })
+    .where('id', '=', channelId)
+    .returning(['is_closed', 'last_segment'])
+    .executeTakeFirst();
+}
+
+/** The columns of a new message row, in the order writeRows binds them. */
+const MESSAGE_COLUMNS = [
+  'id', 'channel_id', 'segment', 'user_id', 'type', 'data', 'tags', 'parent_id', 'children_number', 'is_deleted', 'file_id', 'media',
+  'flag_count', 'reactions', 'reactions_count', 'edited_at', 'created_at', 'updated_at', 'topic_id',
+] as const satisfies ReadonlyArray<keyof MessageRow>;
+
+/** A VALUES list outside an insert has no target columns to take its types from. */
+const ACTIVITY_CASTS = ['::text', '::text', '::bigint'];
+
+/**
+ * One statement for a batch's rows: the messages and their tags are inserted by data-modifying
+ * CTEs, and the statement itself moves each author's last activity in the channel. None of them
+ * reads what another writes, so running them as one statement changes nothing but the round trips.
+ */
+async function writeRows(trx: Executor, rows: MessageRow[], drafts: MessageDraft[]): Promise<void> {
+  const parameters: unknown[] = [];
+  for (const row of rows) for (const column of MESSAGE_COLUMNS) parameters.push(row[column]);
+  const tagsOf = new Map(drafts.map((draft) => [draft.id, draft.tags]));
+  let tagCount = 0;
+  for (const row of rows) {
+    for (const tag of tagsOf.get(row.id) ?? []) {
+      parameters.push(row.id, tag);
+      tagCount += 1;
+    }
+  }
+  const activity = [...groupBy(rows, (row) => memberKey(row.channel_id, row.user_id)).values()];
+  for (const authored of activity) {
+    const [{ channel_id: channelId, user_id: userId }] = authored as [MessageRow];
+    parameters.push(channelId, userId, Math.max(...authored.map((row) => row.created_at)));
+  }
+  let next = 1;
+  const take = (count: number, width: number, casts?: readonly string[]) => {
+    const list = valuesList(count, width, next, casts);
+    next += count * width;
+    return list;
+  };
+  const messageValues = take(rows.length, MESSAGE_COLUMNS.length);
+  const tagInsert = tagCount === 0 ? '' : `, new_tags as (insert into message_tags (message_id, tag) values ${take(tagCount, 2)} on conflict do nothing)`;
+  await trx.executeQuery(
+    CompiledQuery.raw(
+      `with new_messages as (insert into messages (${MESSAGE_COLUMNS.join(', ')}) values ${messageValues})${tagInsert}
+       update channel_members as member set last_activity = activity.at
+       from (values ${take(activity.length, 3, ACTIVITY_CASTS)}) as activity (channel_id, user_id, at)
+       where member.channel_id = activity.channel_id and member.user_id = activity.user_id and member.membership = 'member'`,
+      parameters,
+    ),
+  );
 }
 
 export type MessagesStore = ReturnType<typeof createMessagesStore>;
