@@ -12,7 +12,6 @@ import { type BenchRow, type BenchSuite, alternateRounds, type LoadOptions, meas
  * Fairness: each server is one Node process pinned to CPU 0 while it runs; the load generator is
  * pinned to CPU 1 (taskset), so "one core" means the same core for both. Both are single-threaded.
  */
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CODES = Number(process.env.BENCH_CODES ?? 15_000);
 const CONNECTIONS = 50;
 
