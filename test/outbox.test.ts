@@ -35,7 +35,11 @@ describe.each(testDatabases)('the outbox on %s', (database) => {
   });
 
   it.runIf(database === 'postgres')('draws no outbox id while another transaction holds the outbox lock', async () => {
-    const lastValue = async () => Number((await sql<{ last_value: string }>`select last_value from outbox_id_seq`.execute(db)).rows[0]?.last_value);
+    // The sequence as a nextval would move it (last_value alone does not tell a fresh sequence from one used once).
+    const sequence = async () => (await sql<{ last_value: string; is_called: boolean }>`select last_value, is_called from outbox_id_seq`.execute(db)).rows[0];
+    const waitingOnTheLock = async () =>
+      Number((await sql<{ waiting: string }>`select count(*) as waiting from pg_locks where locktype = 'advisory' and not granted`.execute(db)).rows[0]?.waiting) > 0;
+    await db.transaction().execute((trx) => appendEvents(trx, [{ type: 'test.before', data: {} }], 1));
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => {
       release = resolve;
@@ -51,21 +55,25 @@ describe.each(testDatabases)('the outbox on %s', (database) => {
       await released;
     });
     await holding;
-    const drawnBefore = await lastValue();
+    const before = await sequence();
     let appended: number[] | null = null;
+    // Several rows, as a message batch appends them (PostgreSQL plans a one-row insert differently).
     const waiting = db.transaction().execute(async (trx) => {
-      appended = await appendEvents(trx, [{ type: 'test.waiting', data: {} }], 1);
+      appended = await appendEvents(trx, [1, 2, 3].map((n) => ({ type: 'test.waiting', data: { n } })), 1);
     });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      // Blocked on the lock, and no id taken meanwhile.
+      // The append is at the server, waiting for the lock (not merely not sent yet)...
+      for (let tries = 0; tries < 100 && !(await waitingOnTheLock()); tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await waitingOnTheLock()).toBe(true);
+      // ...and has drawn no id meanwhile.
       expect(appended).toBeNull();
-      expect(await lastValue()).toBe(drawnBefore);
+      expect(await sequence()).toEqual(before);
     } finally {
       release();
     }
     await holder;
     await waiting;
-    expect(appended).toEqual([drawnBefore + 1]);
+    const next = Number(before?.last_value) + 1;
+    expect(appended).toEqual([next, next + 1, next + 2]);
   });
 });

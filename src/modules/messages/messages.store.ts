@@ -103,6 +103,17 @@ function hasAnyTag(tags: string[]) {
     );
 }
 
+/**
+ * The order rows are locked in: the byte order of their UTF-8 ids, which is PostgreSQL's `collate "C"`
+ * (lockChannels sorts with it). JavaScript's `<` compares UTF-16 units, and the database's default
+ * collation is the locale's; a batch locking in one order and another batch in the other, on two
+ * instances, would deadlock (ids are chosen by users: `B` and `a` sort apart in en-US and in C).
+ */
+function lockOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** Groups by key, the groups in lockOrder of their keys. */
 const groupBy = <T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> => {
   const groups = new Map<string, T[]>();
   for (const item of items) {
@@ -111,7 +122,7 @@ const groupBy = <T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> =>
     if (group) group.push(item);
     else groups.set(key, [item]);
   }
-  return new Map([...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return new Map([...groups].sort(([a], [b]) => lockOrder(a, b)));
 };
 
 export function createMessagesStore(db: Executor, dialect: Dialect) {
@@ -142,8 +153,9 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
 
     /** lockChannel for several channels at once, locked in id order. */
     async lockChannels(channelIds: string[]): Promise<Array<{ id: string; is_closed: number; mute_until: number | null }>> {
-      const select = db.selectFrom('channels').select(['id', 'is_closed', 'mute_until']).where('id', 'in', channelIds).orderBy('id');
-      return (dialect === 'postgres' ? select.forNoKeyUpdate() : select).execute();
+      const select = db.selectFrom('channels').select(['id', 'is_closed', 'mute_until']).where('id', 'in', channelIds);
+      // In lockOrder (byte order), the order insertBatch's takeSegments locks channels in.
+      return (dialect === 'postgres' ? select.orderBy(sql`id collate "C"`).forNoKeyUpdate() : select.orderBy('id')).execute();
     },
 
     /** limit rows of one page, in the asked order, walking the (channel_id, segment) index. */
@@ -239,7 +251,7 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
      */
     async insertBatch(drafts: MessageDraft[]): Promise<WrittenBatch> {
       const authorsRead = createUsersStore(db).findByIds([...new Set(drafts.map((draft) => draft.userId))]);
-      // Awaited after the transaction; a failure of the transaction must not leave it unhandled.
+      // Awaited at the end of the transaction; a failure before that must not leave it unhandled.
       authorsRead.catch(() => undefined);
       const batch = await runTransaction(db, async (trx) => {
         const failures = new Map<number, CreateFailure>();
@@ -259,7 +271,7 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
           const first = taken.last_segment - items.length + 1;
           items.forEach((item, offset) => written.push({ index: item.index, row: rowOf(item.draft, first + offset) }));
         }
-        if (written.length === 0) return { failures, written, recorded: [], events: [] };
+        if (written.length === 0) return { failures, written, recorded: [], events: [], authorRows: [] };
         const rows = written.map((item) => item.row);
         await writeRows(trx, rows, drafts);
         // Last: appendEvents holds the outbox lock (PostgreSQL) from here to commit.
@@ -270,9 +282,11 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
         const events = recorded.map((event, position) =>
           toOutboxEvent({ id: ids[position] as number, type: MESSAGE_CREATED, channel_id: event.channelId ?? null, user_id: event.userId ?? null, recipient_id: null, payload: event.json, created_at: now }),
         );
-        return { failures, written, recorded, events };
+        // Awaited before commit: if the read failed, the batch must roll back rather than answer errors
+        // for messages it wrote (the group commit then retries each draft, with the same id).
+        return { failures, written, recorded, events, authorRows: await authorsRead };
       });
-      const authors = new Map((await authorsRead).map((user) => [user.id, user]));
+      const authors = new Map(batch.authorRows.map((user) => [user.id, user]));
       const outcomes: CreateOutcome[] = new Array(drafts.length);
       for (const [index, failure] of batch.failures) outcomes[index] = { failure };
       batch.written.forEach(({ index, row }, position) => {
@@ -357,7 +371,8 @@ const MESSAGE_COLUMNS = [
 const ACTIVITY_CASTS = ['::text', '::text', '::bigint'];
 
 /**
- * One statement for a batch's rows: the messages and their tags are inserted by data-modifying
+ * One statement for a batch's rows (at most 19 x 256 + 2 x 256 x 100 tags + 3 x 256 = 56,832 parameters
+ * with the group commit's 256 drafts and 100 tags each, under PostgreSQL's 65,535): the messages and their tags are inserted by data-modifying
  * CTEs, and the statement itself moves each author's last activity in the channel. None of them
  * reads what another writes, so running them as one statement changes nothing but the round trips.
  */
