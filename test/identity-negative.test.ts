@@ -214,6 +214,18 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
     }
   });
 
+  it('counts sign-ins still being checked: of 40 wrong passwords sent at once, at most 10 are checked', async () => {
+    const person = await s.createPerson();
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => s.submitLogin({ username: person.username, password: `guess-${i}`, remoteAddress: `10.8.${i}.1` })),
+    );
+    const statuses = burst.map(({ response }) => response.statusCode);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((status) => status === 401 || status === 429)).toHaveLength(40);
+    // The account is throttled now, for the right password too.
+    expect((await s.submitLogin({ username: person.username, password: person.password, remoteAddress: '10.8.200.1' })).response.statusCode).toBe(429);
+  });
+
   it('refuses unknown parameters nowhere, but a repeated one, an unknown prompt and a bad max_age', async () => {
     const client = await s.createOAuthClient();
     const base = `response_type=code&client_id=${client.clientId}&redirect_uri=${encodeURIComponent(client.redirectUri)}&state=r`;

@@ -23,17 +23,21 @@ export function createLoginService(deps: { db: Executor; clock: Clock; throttle:
   return {
     async login(username: string, password: string, address: string): Promise<LoginResult> {
       const keys = deps.throttle.keysFor(username, address);
-      const retryAfterSeconds = await deps.throttle.retryAfter(keys);
+      const retryAfterSeconds = await deps.throttle.begin(keys);
       if (retryAfterSeconds !== null) return { ok: false, reason: 'throttled', retryAfterSeconds };
-      const user = username === '' ? undefined : await users.findByUsername(username);
-      const candidate = user && user.kind === 'user' && user.password_hash ? user : null;
-      const matches = await verifyPassword(password, candidate?.password_hash ?? (await decoyHash()));
-      if (candidate === null || !matches) {
-        await deps.throttle.recordFailure(keys);
-        return { ok: false, reason: 'invalid' };
+      let candidate: UserRow | null = null;
+      // null until the check is done: an error on the way records nothing, but the attempt still ends.
+      let outcome: 'passed' | 'failed' | null = null;
+      try {
+        const user = username === '' ? undefined : await users.findByUsername(username);
+        candidate = user && user.kind === 'user' && user.password_hash ? user : null;
+        const matches = await verifyPassword(password, candidate?.password_hash ?? (await decoyHash()));
+        outcome = candidate !== null && matches ? 'passed' : 'failed';
+      } finally {
+        await deps.throttle.finish(keys, outcome);
       }
+      if (candidate === null || outcome !== 'passed') return { ok: false, reason: 'invalid' };
       if (candidate.is_global_ban === 1) return { ok: false, reason: 'banned' };
-      await deps.throttle.recordSuccess(keys);
       return { ok: true, user: candidate };
     },
   };

@@ -14,32 +14,59 @@ export interface ThrottleKeys {
 /**
  * The login throttle. Failures are rows in the database, so every instance behind a load balancer
  * counts the same attempts. Unknown usernames count like known ones: the answer never tells which.
+ *
+ * Attempts being checked count too, as if they had failed: a failure is written only once the
+ * password check (scrypt, tens of milliseconds) is done, so without this, hundreds of attempts sent at
+ * once would all be checked before the first failure was counted. They are counted in this process;
+ * with several instances, a burst spread over them gets at most the limit checked on each.
  */
 export function createLoginThrottle(deps: { db: Executor; clock: Clock }) {
   const store = createSessionsStore(deps.db);
+  const checking = new Map<string, number>();
+  const inCheck = (key: string) => checking.get(key) ?? 0;
+  const adjust = (keys: ThrottleKeys, by: number) => {
+    for (const key of [keys.account, keys.address]) {
+      const count = inCheck(key) + by;
+      if (count > 0) checking.set(key, count);
+      else checking.delete(key);
+    }
+  };
   return {
     keysFor(username: string, address: string): ThrottleKeys {
       return { account: `account:${username.trim().toLowerCase().slice(0, 150)}`, address: `address:${address}` };
     },
 
-    /** Seconds until another attempt is allowed, or null when none of the keys is throttled. */
-    async retryAfter(keys: ThrottleKeys): Promise<number | null> {
+    /**
+     * Seconds until another attempt is allowed, or null when none of the keys is throttled: then the
+     * attempt is counted as being checked until `finish` is called (exactly once) with its outcome.
+     */
+    async begin(keys: ThrottleKeys): Promise<number | null> {
       const now = deps.clock.now();
       const counts = await store.countFailures([keys.account, keys.address], now - THROTTLE_WINDOW_MS);
-      const blocked = counts.filter((count) => count.failures >= THROTTLE_MAX_FAILURES);
-      if (blocked.length === 0) return null;
-      const freeAt = Math.max(...blocked.map((count) => count.oldest + THROTTLE_WINDOW_MS));
+      const failures = new Map(counts.map((count) => [count.key, count]));
+      const blocked = [keys.account, keys.address].filter((key) => (failures.get(key)?.failures ?? 0) + inCheck(key) >= THROTTLE_MAX_FAILURES);
+      if (blocked.length === 0) {
+        adjust(keys, 1);
+        return null;
+      }
+      // Blocked by attempts still being checked only: they will be failures within the window, if any.
+      const freeAt = Math.max(...blocked.map((key) => (failures.get(key)?.oldest ?? now) + THROTTLE_WINDOW_MS));
       return Math.max(1, Math.ceil((freeAt - now) / 1000));
     },
 
-    async recordFailure(keys: ThrottleKeys): Promise<void> {
-      await store.recordFailure([keys.account, keys.address], deps.clock.now());
+    /**
+     * The end of an attempt `begin` let through: a failure is recorded; a right password clears the
+     * account's count (the address keeps its own); null (the check did not finish) records nothing.
+     */
+    async finish(keys: ThrottleKeys, outcome: 'passed' | 'failed' | null): Promise<void> {
+      try {
+        if (outcome === 'passed') await store.clearFailures(keys.account);
+        else if (outcome === 'failed') await store.recordFailure([keys.account, keys.address], deps.clock.now());
+      } finally {
+        adjust(keys, -1);
+      }
     },
 
-    /** A successful sign-in clears the account's count; the address keeps its own. */
-    async recordSuccess(keys: ThrottleKeys): Promise<void> {
-      await store.clearFailures(keys.account);
-    },
   };
 }
 
