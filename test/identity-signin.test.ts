@@ -196,6 +196,18 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     expect(response.headers['cache-control']).toBe('no-cache, no-store');
     const json = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'authorization_code' } });
     expect(json.json()).toMatchObject({ error: 'invalid_request', code: 400000 });
+    // Refused while the body is read, before the handler: not cacheable either.
+    for (const [contentType, payload] of [
+      ['text/plain', 'grant_type=client_credentials'],
+      ['application/json', '{broken'],
+    ]) {
+      const early = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': contentType as string }, payload: payload as string });
+      expect(early.statusCode).toBeGreaterThanOrEqual(400);
+      expect(early.statusCode).toBeLessThan(500);
+      expect(early.json()).toMatchObject({ status: 'error' });
+      expect(early.headers['cache-control']).toBe('no-cache, no-store');
+      expect(early.headers.pragma).toBe('no-cache');
+    }
   });
 
   it('supports PKCE S256, and requires it of public clients', async () => {

@@ -34,10 +34,20 @@ export function registerOAuthApiRoutes(app: TypedApp, deps: { token: TokenServic
     return sendError(reply, withOAuth);
   });
 
-  app.post('/oauth/token', { config: NO_EVENTS, schema: { ...tag, summary: 'Token endpoint: authorization_code, refresh_token, client_credentials' } }, async (request, reply) => {
-    reply.headers(NO_STORE);
-    return deps.token.exchange({ contentType: request.headers['content-type'], authorization: request.headers.authorization, body: request.body });
-  });
+  app.post(
+    '/oauth/token',
+    {
+      config: NO_EVENTS,
+      // Set before the body is parsed, so the errors of parsing (a bad content type, broken JSON, a body
+      // over the limit), which never reach the handler, are not cacheable either.
+      onRequest: (_request, reply, done) => {
+        reply.headers(NO_STORE);
+        done();
+      },
+      schema: { ...tag, summary: 'Token endpoint: authorization_code, refresh_token, client_credentials' },
+    },
+    async (request) => deps.token.exchange({ contentType: request.headers['content-type'], authorization: request.headers.authorization, body: request.body }),
+  );
 
   async function userinfo(request: FastifyRequest) {
     let token = bearerTokenOf(request);
