@@ -64,5 +64,10 @@ describe.each(testDatabases)('client API basics on %s', (database) => {
     const notMine = await pia.as('POST', `/client/v1/channels/${t.uniqueId('elsewhere')}/read`, { segment: 1 });
     expect(notMine.statusCode).toBe(403);
     expect(notMine.json().code).toBe(400301);
+    // Past the 32-bit segment column: a parameters error naming the field, not a database error.
+    const huge = await pia.as('POST', `/client/v1/channels/${mine}/read`, { segment: 3_000_000_000 });
+    expect(huge.statusCode).toBe(422);
+    expect(huge.json().data.detail[0].field).toBe('body.segment');
+    expect((await pia.as('GET', '/client/v1/channels')).json().channels[0].unreadCount).toBe(1);
   });
 });

@@ -20,6 +20,9 @@ export const Metadata = (description?: string) =>
 
 export const ChannelIdParams = Type.Object({ channelId: Id('The channel id') });
 
+/** A channelSegment: the segment columns are 32-bit integers, and a larger number must be a 4xx, not a database error. */
+export const Segment = Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 });
+
 export const Success = Type.Object({ status: Type.Literal('success') });
 
 export function optional<T extends TSchema>(schema: T) {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
 import { principalOf } from '../../http/auth.js';
 import { AppError, notFound } from '../../http/errors.js';
-import { ChannelIdParams } from '../../http/schemas.js';
+import { ChannelIdParams, Segment } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { Executor } from '../../storage/database.js';
 import { presentChannel, presentChannelUser } from '../channels/channels.present.js';
@@ -53,7 +53,7 @@ export function registerClientBasicsRoutes(app: TypedApp, deps: { db: Executor; 
         ...tag,
         summary: "Move the caller's read marker forward",
         params: ChannelIdParams,
-        body: Type.Object({ segment: Type.Integer({ minimum: 0 }) }),
+        body: Type.Object({ segment: Segment }),
       },
     },
     async (request) => {

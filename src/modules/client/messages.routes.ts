@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
 import type { Paging } from '../../http/paging.js';
-import { ChannelIdParams, Id, Metadata, StringEnum, Tags } from '../../http/schemas.js';
+import { ChannelIdParams, Id, Metadata, Segment, StringEnum, Tags } from '../../http/schemas.js';
 import { HANDS_EVENTS_ITSELF, type TypedApp } from '../../http/typed-app.js';
 import { contentDispositionOf } from '../messages/files.js';
 import { sendBlob } from '../messages/media.routes.js';
@@ -21,7 +21,6 @@ const tag = { tags: ['client messages'] };
 const consumes = ['multipart/form-data'];
 const readUpload = readMultipartBody({ fileField: 'file', arrayFields: ['tags'] });
 const PageSize = Type.Integer({ minimum: 1, maximum: 100 });
-const Segment = Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 });
 
 /** A topic id: like any id, but empty is allowed and means the channel's main topic. */
 export const TopicId = (description: string) => Type.String({ maxLength: 50, pattern: '^[^\\s/?#%\\\\]*$', description });

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { principalOf } from '../../http/auth.js';
 import type { Paging } from '../../http/paging.js';
-import { Id, Metadata, StringEnum, Tags } from '../../http/schemas.js';
+import { Id, Metadata, Segment, StringEnum, Tags } from '../../http/schemas.js';
 import { HANDS_EVENTS_ITSELF, type TypedApp } from '../../http/typed-app.js';
 import { presentChannel } from '../channels/channels.present.js';
 import { presentUser } from '../users/users.present.js';
@@ -14,7 +14,6 @@ import type { CreatedMessage, MessagesService } from './messages.service.js';
 const tag = { tags: ['messages'] };
 export const MessageIdParams = Type.Object({ messageId: Id('The message id') });
 const PageSize = Type.Integer({ minimum: 1, maximum: 100 });
-const Segment = Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 });
 
 /**
  * Presented authors by row object. A group commit reads the author once for its whole batch and

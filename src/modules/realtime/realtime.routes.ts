@@ -27,7 +27,8 @@ export function registerRealtimeRoutes(
         summary: 'Real-time event stream (WebSocket)',
         querystring: Type.Object({
           token: Type.Optional(Type.String({ maxLength: 512 })),
-          since: Type.Optional(Type.Integer({ minimum: 0 })),
+          // Outbox ids are 64-bit; past 2^53 a JavaScript number is no longer an exact id.
+          since: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
         }),
       },
       preValidation: async (request) => {
