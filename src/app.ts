@@ -216,7 +216,7 @@ export async function buildApp(
   closeHooks.push((trx, channelId, now) => messages.deleteAllOnClose(trx, channelId, now));
   // Blobs of messages deleted just before a crash are removed at start.
   await messages.sweepDeletedMedia();
-  const banListeners: Array<(userId: string) => void> = [];
+  const banListeners: Array<(userId: string, banned: boolean) => void> = [];
   const users = createUsersService({ db, clock, pageTokens, onGlobalBanChanged: banListeners });
   const roles = createRolesService({ db, clock });
   // Sign-in (OpenID Connect), OAuth clients, bots and avatars: root routes here, operator routes in /api/v2.
@@ -293,7 +293,16 @@ export async function buildApp(
   });
   await events.consumers.register('webhooks', (trx, batch) => webhooks.schedule(trx, batch), ['message.created']);
   webhooks.start();
-  const gateway = createRealtimeGateway({ store: createRealtimeStore(db), options: options.gateway ?? {} });
+  const gateway = createRealtimeGateway({
+    store: createRealtimeStore(db),
+    clock,
+    options: options.gateway ?? {},
+    onError: (error) => app.log.warn({ err: error }, 'stream re-check failed'),
+  });
+  // A ban ends the user's streams on this instance at once; other instances see it at their next heartbeat.
+  banListeners.push((userId, banned) => {
+    if (banned) gateway.disconnectBanned(userId);
+  });
   events.relay.onEvents((batch) => gateway.deliver(batch));
   // In a scope of its own: the websocket plugin adds request and response hooks, which then run for
   // the stream route only, not for every API request.

@@ -123,6 +123,35 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
     second.socket.close();
   });
 
+  it('ends the streams of a user banned while connected, with 4003', async () => {
+    const ban = await userWithToken('ban-live');
+    const first = await openStream(`${base}/client/v1/stream?token=${ban.token}`);
+    const second = await openStream(`${base}/client/v1/stream?token=${ban.token}`);
+    expect((await admin.call('POST', '/api/v2/users/ban', { userId: ban.userId })).statusCode).toBe(200);
+    expect(await first.closed).toBe(4003);
+    expect(await second.closed).toBe(4003);
+    await expect(openStream(`${base}/client/v1/stream?token=${ban.token}`)).rejects.toThrow('HTTP 403');
+  });
+
+  it('ends a stream whose token was revoked elsewhere, or expired, with 4001 at the next heartbeat', async () => {
+    const revoked = await userWithToken('revoked');
+    const kept = await userWithToken('kept');
+    const cut = await openStream(`${base}/client/v1/stream?token=${revoked.token}`);
+    const open = await openStream(`${base}/client/v1/stream?token=${kept.token}`);
+    // As the CLI or another instance would: straight in the database, nothing told to this instance.
+    await t.storage.db.updateTable('tokens').set({ revoked_at: Date.now() }).where('user_id', '=', revoked.userId).execute();
+    expect(await cut.closed).toBe(4001);
+    expect(open.socket.readyState).toBe(WebSocket.OPEN);
+
+    // Expiry: kept's token lives an hour; an hour and a minute later its stream ends.
+    t.clock.setOffset(3_660_000);
+    try {
+      expect(await open.closed).toBe(4001);
+    } finally {
+      t.clock.setOffset(0);
+    }
+  });
+
   it('drops a peer that stops answering heartbeats', async () => {
     const max = await userWithToken('max');
     const stream = await openStream(`${base}/client/v1/stream?token=${max.token}`);

@@ -1,5 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { OutboxEvent } from '../../events/outbox.js';
+import type { Clock } from '../../clock.js';
 import type { RealtimeStore } from './realtime.store.js';
 
 /**
@@ -8,7 +9,10 @@ import type { RealtimeStore } from './realtime.store.js';
  * everywhere; the database is the only copy of an event, which is what makes resume exact.
  */
 export interface GatewayOptions {
-  /** Ping interval; a socket that did not answer the previous ping is dropped. */
+  /**
+   * Ping interval; a socket that did not answer the previous ping is dropped. Each beat also checks
+   * that every socket's token and user may still read (see `recheck`).
+   */
   heartbeatMs: number;
   /** A socket whose unsent bytes pass this is disconnected rather than allowed to grow memory. */
   maxBufferedBytes: number;
@@ -21,9 +25,15 @@ export const DEFAULT_GATEWAY_OPTIONS: GatewayOptions = { heartbeatMs: 30_000, ma
 /** Close codes (4000-4999 are the application's). */
 export const CLOSE_SLOW_CONSUMER = 4008;
 export const CLOSE_RESYNC = 4009;
+/** The token expired or was revoked: sign in again. */
+export const CLOSE_TOKEN_ENDED = 4001;
+/** The user is banned from the system. */
+export const CLOSE_BANNED = 4003;
 
 interface Connection {
   userId: string;
+  /** The token the stream was opened with (its row id), checked again at every heartbeat. */
+  tokenId: string;
   socket: WebSocket;
   channels: Set<string>;
   lastSentId: number;
@@ -42,7 +52,7 @@ function usersOf(event: OutboxEvent): string[] {
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
 }
 
-export function createRealtimeGateway(deps: { store: RealtimeStore; options?: Partial<GatewayOptions> }) {
+export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock; options?: Partial<GatewayOptions>; onError?: (error: unknown) => void }) {
   const options = { ...DEFAULT_GATEWAY_OPTIONS, ...deps.options };
   const byChannel = new Map<string, Set<Connection>>();
   const byUser = new Map<string, Set<Connection>>();
@@ -120,6 +130,40 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; options?: Pa
     }
   }
 
+  function end(connection: Connection, code: number, reason: string): void {
+    connection.socket.close(code, reason);
+    drop(connection);
+  }
+
+  /**
+   * A stream is authorized once, at its upgrade; what changes later is caught here. A ban made on
+   * this instance ends the user's streams at once (`disconnectBanned`); a ban made on another
+   * instance, and a token that expired or was revoked anywhere, end them at the next heartbeat: two
+   * queries a beat for all the sockets, whatever their number.
+   */
+  let rechecking = false;
+  async function recheck(): Promise<void> {
+    if (rechecking || all.size === 0) return;
+    rechecking = true;
+    try {
+      const connections = [...all];
+      const [ended, banned] = await Promise.all([
+        deps.store.endedTokens([...new Set(connections.map((connection) => connection.tokenId))], deps.clock.now()),
+        deps.store.bannedUsers([...new Set(connections.map((connection) => connection.userId))]),
+      ]);
+      for (const connection of connections) {
+        if (!all.has(connection)) continue;
+        if (banned.has(connection.userId)) end(connection, CLOSE_BANNED, 'banned');
+        else if (ended.has(connection.tokenId)) end(connection, CLOSE_TOKEN_ENDED, 'token expired or revoked');
+      }
+    } catch (error) {
+      // Database trouble: the next beat checks again.
+      deps.onError?.(error);
+    } finally {
+      rechecking = false;
+    }
+  }
+
   const heartbeat = setInterval(() => {
     for (const connection of all) {
       if (!connection.alive) {
@@ -130,6 +174,7 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; options?: Pa
       connection.alive = false;
       connection.socket.ping();
     }
+    void recheck();
   }, options.heartbeatMs);
   heartbeat.unref();
 
@@ -138,8 +183,9 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; options?: Pa
      * Registers a socket and first replays, from the database, what happened after `since` (a frame id
      * the client saw, or where a fresh stream starts): live events wait until the replay is sent.
      */
-    async attach(userId: string, socket: WebSocket, since: number): Promise<void> {
-      const connection: Connection = { userId, socket, channels: new Set(), lastSentId: 0, pending: [], alive: true };
+    async attach(principal: { userId: string; tokenId: string }, socket: WebSocket, since: number): Promise<void> {
+      const { userId, tokenId } = principal;
+      const connection: Connection = { userId, tokenId, socket, channels: new Set(), lastSentId: 0, pending: [], alive: true };
       socket.on('pong', () => {
         connection.alive = true;
       });
@@ -168,6 +214,11 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; options?: Pa
 
     deliver(events: OutboxEvent[]): void {
       for (const event of events) route(event);
+    },
+
+    /** Ends the streams of a user just banned on this instance (other instances: the next heartbeat). */
+    disconnectBanned(userId: string): void {
+      for (const connection of [...(byUser.get(userId) ?? [])]) end(connection, CLOSE_BANNED, 'banned');
     },
 
     get connectionCount(): number {

@@ -49,7 +49,7 @@ export function registerRealtimeRoutes(
       // Frames from the client carry nothing the server acts on; the connection is one-way.
       socket.on('message', () => undefined);
       const since = (request.query as { since?: number }).since ?? startOf.get(request) ?? deps.startingPoint();
-      deps.gateway.attach(principal.userId, socket, since).catch((error: unknown) => {
+      deps.gateway.attach(principal, socket, since).catch((error: unknown) => {
         request.log.warn({ err: error }, 'stream attach failed');
         socket.close(1011, 'internal error');
       });

@@ -29,7 +29,40 @@ export function createRealtimeStore(db: Executor) {
         .execute();
       return rows.map(toOutboxEvent);
     },
+
+    /** Of these tokens (row ids), those that no longer authorize anything: revoked, expired or deleted. */
+    async endedTokens(tokenIds: readonly string[], now: number): Promise<Set<string>> {
+      const live = new Set<string>();
+      for (const chunk of chunks(tokenIds)) {
+        const rows = await db
+          .selectFrom('tokens')
+          .select('id')
+          .where('id', 'in', chunk)
+          .where('revoked_at', 'is', null)
+          .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+          .execute();
+        for (const row of rows) live.add(row.id);
+      }
+      return new Set(tokenIds.filter((id) => !live.has(id)));
+    },
+
+    /** Of these users, those banned from the system (or deleted). */
+    async bannedUsers(userIds: readonly string[]): Promise<Set<string>> {
+      const allowed = new Set<string>();
+      for (const chunk of chunks(userIds)) {
+        const rows = await db.selectFrom('users').select('id').where('id', 'in', chunk).where('is_global_ban', '=', 0).execute();
+        for (const row of rows) allowed.add(row.id);
+      }
+      return new Set(userIds.filter((id) => !allowed.has(id)));
+    },
   };
+}
+
+/** Lists of at most 500, within any database's limit on bound parameters. */
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += 500) out.push(items.slice(start, start + 500));
+  return out;
 }
 
 export type RealtimeStore = ReturnType<typeof createRealtimeStore>;

@@ -42,7 +42,7 @@ export function createUsersService(deps: {
   clock: Clock;
   pageTokens: PageTokens;
   /** Told after a global ban or unban commits, so caches keyed on a user's standing (bot clients) forget it. */
-  onGlobalBanChanged?: Array<(userId: string) => void>;
+  onGlobalBanChanged?: Array<(userId: string, banned: boolean) => void>;
 }) {
   const users = createUsersStore(deps.db);
 
@@ -137,7 +137,7 @@ export function createUsersService(deps: {
       const user = await requireUser(userId);
       if (!banned && user.is_global_ban === 0) throw new AppError('alreadyUnbanned', 'User is not banned.');
       await users.setGlobalBan(userId, banned, deps.clock.now());
-      for (const listener of deps.onGlobalBanChanged ?? []) listener(userId);
+      for (const listener of deps.onGlobalBanChanged ?? []) listener(userId, banned);
     },
 
     async clearFlags(userId: string): Promise<void> {
