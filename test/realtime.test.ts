@@ -152,6 +152,51 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
     }
   });
 
+  it("replays a channel's events to a resuming member only from when their membership began", async () => {
+    const ann = await userWithToken('ann');
+    const ned = await userWithToken('ned');
+    const channelId = t.uniqueId('history');
+    await admin.createChannel(channelId, { userIds: [ann.userId] });
+    await t.events.relay.flush();
+    const start = (await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max;
+    const post = async (text: string) => (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text } })).json().data.messages[0].messageId as string;
+    const deleted = await post('said before ned came, then deleted');
+    await admin.call('DELETE', `/api/v2/message/${deleted}`);
+    await post('said before ned came');
+    t.clock.setOffset(5);
+    try {
+      await admin.call('POST', `/api/v2/channel/${channelId}/users`, { userIds: [ned.userId] });
+      await post('said to ned');
+      await admin.call('DELETE', `/api/v2/channel/${channelId}/users`, { userIds: [ned.userId] });
+      t.clock.setOffset(10);
+      await post('said while ned was out');
+      t.clock.setOffset(15);
+      await admin.call('POST', `/api/v2/channel/${channelId}/users`, { userIds: [ned.userId] });
+      await post('said after ned came back');
+    } finally {
+      t.clock.setOffset(0);
+    }
+    const messageTexts = (frames: Frame[]) =>
+      frames.filter((frame) => frame.type === 'message.created').map((frame) => ((frame.data as unknown as { data: { text: string } }).data.text));
+    const nedStream = await openStream(`${base}/client/v1/stream?token=${ned.token}&since=${start}`);
+    await nedStream.waitFor((frames) => messageTexts(frames).includes('said after ned came back'));
+    expect(messageTexts(nedStream.frames)).toEqual(['said after ned came back']);
+    expect(nedStream.frames.some((frame) => frame.type === 'member.added')).toBe(true);
+    // A member all along gets the whole story, deletion included.
+    const annStream = await openStream(`${base}/client/v1/stream?token=${ann.token}&since=${start}`);
+    await annStream.waitFor((frames) => messageTexts(frames).includes('said after ned came back'));
+    expect(messageTexts(annStream.frames)).toEqual([
+      'said before ned came, then deleted',
+      'said before ned came',
+      'said to ned',
+      'said while ned was out',
+      'said after ned came back',
+    ]);
+    expect(annStream.frames.some((frame) => frame.type === 'message.deleted')).toBe(true);
+    nedStream.socket.close();
+    annStream.socket.close();
+  });
+
   it('drops a peer that stops answering heartbeats', async () => {
     const max = await userWithToken('max');
     const stream = await openStream(`${base}/client/v1/stream?token=${max.token}`);

@@ -200,7 +200,7 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
       for (const channelId of channelIds) join(connection, channelId);
 
       connection.lastSentId = since;
-      const missed = await deps.store.eventsFor(userId, channelIds, since, options.maxResumeEvents + 1);
+      const missed = await deps.store.eventsFor(userId, since, options.maxResumeEvents + 1);
       if (missed.length > options.maxResumeEvents) {
         socket.close(CLOSE_RESYNC, 'too many missed events: reload, then reconnect without since');
         drop(connection);

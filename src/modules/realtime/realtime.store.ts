@@ -13,17 +13,33 @@ export function createRealtimeStore(db: Executor) {
       return rows.map((row) => row.channel_id);
     },
 
-    /** What a reconnecting user missed: events of their channels, or addressed to them, after an id. */
-    async eventsFor(userId: string, channelIds: readonly string[], afterId: number, limit: number): Promise<OutboxEvent[]> {
+    /**
+     * What a reconnecting user missed: events addressed to them, and events of the channels they are a
+     * member of now, from when that membership began (`channel_members.created_at`: a removal deletes
+     * the row and a re-add makes a new one), after an id. A newcomer resuming from an old id must not
+     * be handed the channel's earlier history, nor what was said while they were out, nor the text of
+     * a message deleted since (its `message.created` keeps it). The bound is the event's commit-time
+     * clock, so an event of the very millisecond of the join may be included.
+     */
+    async eventsFor(userId: string, afterId: number, limit: number): Promise<OutboxEvent[]> {
       const rows = await db
         .selectFrom('outbox')
         .selectAll()
         .where('id', '>', afterId)
-        .where((eb) => {
-          const audience = [eb('recipient_id', '=', userId)];
-          if (channelIds.length > 0) audience.push(eb('channel_id', 'in', channelIds));
-          return eb.or(audience);
-        })
+        .where((eb) =>
+          eb.or([
+            eb('recipient_id', '=', userId),
+            eb.exists(
+              eb
+                .selectFrom('channel_members as member')
+                .select('member.user_id')
+                .whereRef('member.channel_id', '=', 'outbox.channel_id')
+                .where('member.user_id', '=', userId)
+                .where('member.membership', '=', 'member')
+                .whereRef('outbox.created_at', '>=', 'member.created_at'),
+            ),
+          ]),
+        )
         .orderBy('id')
         .limit(limit)
         .execute();
