@@ -225,6 +225,22 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
     return Number(row?.id ?? 0);
   }
 
+  it('a channel role counts only while its holder is a member of the channel, not once banned from it', async () => {
+    const role = t.uniqueId('channel-deleter');
+    await admin.call('PUT', '/api/v2/roles', { publicIds: [role], permissions: ['DELETE_MESSAGE'] });
+    const ann = await userWithToken('ann');
+    const mod = await userWithToken('chanmod');
+    const channelId = await channelWith(ann, mod);
+    // No API hands out channel roles yet; the row is where permissionsOf reads them.
+    await t.storage.db.updateTable('channel_members').set({ roles: JSON.stringify([role]) }).where('channel_id', '=', channelId).where('user_id', '=', mod.userId).execute();
+    const first = await said(ann, channelId, 'first');
+    const second = await said(ann, channelId, 'second');
+    expect((await mod.as('DELETE', `/client/v1/messages/${first.messageId}`)).statusCode).toBe(200);
+    expect((await admin.call('POST', `/api/v2/channel/${channelId}/users/ban`, { userIds: [mod.userId] })).statusCode).toBe(200);
+    expectRefused(await mod.as('DELETE', `/client/v1/messages/${second.messageId}`), 403, 400301);
+    expect((await read(ann, channelId)).map((message) => message.isDeleted)).toEqual([true, false]);
+  });
+
   it('images and files go through the admin media path; the rules apply before the upload is read', async () => {
     const ann = await userWithToken('ann');
     const outsider = await userWithToken('outsider');

@@ -5,7 +5,8 @@ import { isPermission, type Permission } from './permissions.js';
 
 /**
  * What a user may do as a moderator: the permissions of their global roles (users.roles) and of
- * their roles inside the channel at hand (channel_members.roles), looked up in the roles table.
+ * their roles inside the channel at hand (channel_members.roles, while they are a member of it),
+ * looked up in the roles table.
  */
 export function createPermissionsService(deps: { db: Executor }) {
   async function permissionsOf(userId: string, channelId: string | null): Promise<Set<Permission>> {
@@ -17,6 +18,8 @@ export function createPermissionsService(deps: { db: Executor }) {
         .select('roles')
         .where('channel_id', '=', channelId)
         .where('user_id', '=', userId)
+        // A ban keeps the row (membership 'banned') with its roles; they count only for a member.
+        .where('membership', '=', 'member')
         .executeTakeFirst();
       for (const role of parseJson<string[]>(member?.roles ?? '[]', [])) roleNames.add(role);
     }
