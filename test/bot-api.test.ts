@@ -135,6 +135,15 @@ describe.each(testDatabases)('bot API on %s', (database) => {
       const listed = channels.json().channels.find((entry: { channel: { channelId: string } }) => entry.channel.channelId === conversation);
       expect(listed.channel).toMatchObject({ type: 'conversation', memberCount: 2 });
       expect(listed.unreadCount).toBe(2);
+
+      // Its id follows from the bot and the user; to anyone else it answers like an id that never was.
+      const eve = await userWithToken('eve');
+      for (const channelId of [conversation, 'dm-00000000000000000000000000000000']) {
+        const peek = await t.app.inject({ method: 'GET', url: `/client/v1/channels/${channelId}/messages`, headers: { authorization: `Bearer ${eve.token}` } });
+        expect({ status: peek.statusCode, code: peek.json().code }).toEqual({ status: 404, code: 400400 });
+        const post = await t.app.inject({ method: 'POST', url: `/client/v1/channels/${channelId}/messages`, headers: { authorization: `Bearer ${eve.token}` }, payload: { type: 'text', data: { text: 'hi' } } });
+        expect({ status: post.statusCode, code: post.json().code }).toEqual({ status: 404, code: 400400 });
+      }
     });
 
     it('message: concurrent first sends share one conversation', async () => {

@@ -3,14 +3,12 @@ import type { Clock } from '../../clock.js';
 import { AppError } from '../../http/errors.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { ChannelsService } from '../channels/channels.service.js';
-import { type ChannelRow, createChannelsStore } from '../channels/channels.store.js';
+import { type ChannelRow, CONVERSATION_TYPE, createChannelsStore } from '../channels/channels.store.js';
 import type { MediaService } from '../messages/media.service.js';
 import { type CreatedMessage, MAX_TEXT_LENGTH, type MessageActor, type MessagesService } from '../messages/messages.service.js';
 import type { SendRules } from '../messages/send-rules.js';
 import { createUsersStore } from '../users/users.store.js';
 
-/** The channel type of a bot's one-to-one conversation with a user. */
-export const CONVERSATION_TYPE = 'conversation';
 
 /** Where a bot message goes: a user (direct) or a group channel and a topic in it. */
 export type BotTarget = { uid: string } | { gid: string; tid?: string | undefined };

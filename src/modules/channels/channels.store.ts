@@ -2,6 +2,9 @@ import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { ChannelMembersTable, ChannelsTable, Database } from '../../storage/schema.js';
 
+/** The channel type of a bot's one-to-one conversation with a user (bot.service.ts makes them). */
+export const CONVERSATION_TYPE = 'conversation';
+
 export type ChannelRow = ChannelsTable;
 export type MemberRow = ChannelMembersTable;
 

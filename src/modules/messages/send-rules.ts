@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { Dialect, Executor } from '../../storage/database.js';
-import { type ChannelRow, createChannelsStore, type MemberRow } from '../channels/channels.store.js';
+import { type ChannelRow, CONVERSATION_TYPE, createChannelsStore, type MemberRow } from '../channels/channels.store.js';
 
 /**
  * Who may read and post in a channel, for the member surfaces (client API, bot API). The admin API
@@ -48,7 +48,9 @@ export function createSendRules(deps: { db: Executor; dialect: Dialect; clock: C
 
   async function load(userId: string, channelId: string): Promise<{ channel: ChannelRow; member: MemberRow | undefined }> {
     const [channel, member] = await Promise.all([channels.findById(channelId), channels.findMember(channelId, userId)]);
-    if (!channel) throw notFound('Channel');
+    // A conversation's id is derived from its bot and user (bot.service.ts conversationIdOf), so to
+    // anyone else its existence would tell who that bot has talked to: it is not found for them.
+    if (!channel || (channel.type === CONVERSATION_TYPE && member === undefined)) throw notFound('Channel');
     return { channel, member };
   }
 
