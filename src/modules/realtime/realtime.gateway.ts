@@ -39,6 +39,12 @@ interface Connection {
   lastSentId: number;
   /** While the missed events are read, live ones wait here. */
   pending: OutboxEvent[] | null;
+  /**
+   * While the user's channels are read: the membership changes routed meanwhile, in order, applied
+   * after the read's joins. A removal routed before the socket joined would otherwise be undone by
+   * a join from a read taken before it committed.
+   */
+  changes: Array<{ channelId: string; member: boolean }> | null;
   alive: boolean;
 }
 
@@ -59,6 +65,7 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
   const all = new Set<Connection>();
 
   function join(connection: Connection, channelId: string): void {
+    connection.changes?.push({ channelId, member: true });
     connection.channels.add(channelId);
     const set = byChannel.get(channelId) ?? new Set();
     set.add(connection);
@@ -66,6 +73,7 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
   }
 
   function leave(connection: Connection, channelId: string): void {
+    connection.changes?.push({ channelId, member: false });
     connection.channels.delete(channelId);
     const set = byChannel.get(channelId);
     set?.delete(connection);
@@ -127,6 +135,8 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
     }
     if (event.type === 'channel.updated' && (event.data as MemberChange | null)?.channel?.isClosed === true) {
       for (const connection of [...(byChannel.get(channelId) ?? [])]) leave(connection, channelId);
+      // Sockets still reading their channels are in no channel's set yet.
+      for (const connection of all) if (connection.changes) leave(connection, channelId);
     }
   }
 
@@ -185,7 +195,7 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
      */
     async attach(principal: { userId: string; tokenId: string }, socket: WebSocket, since: number): Promise<void> {
       const { userId, tokenId } = principal;
-      const connection: Connection = { userId, tokenId, socket, channels: new Set(), lastSentId: 0, pending: [], alive: true };
+      const connection: Connection = { userId, tokenId, socket, channels: new Set(), lastSentId: 0, pending: [], changes: [], alive: true };
       socket.on('pong', () => {
         connection.alive = true;
       });
@@ -197,7 +207,12 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
       mine.add(connection);
       byUser.set(userId, mine);
       const channelIds = await deps.store.channelIdsOf(userId);
+      const changes = connection.changes ?? [];
+      connection.changes = null;
       for (const channelId of channelIds) join(connection, channelId);
+      // Changes routed while the channels were read came after the read or are already in it: in
+      // order, the last one for a channel is where the user stands.
+      for (const change of changes) (change.member ? join : leave)(connection, change.channelId);
 
       connection.lastSentId = since;
       const missed = await deps.store.eventsFor(userId, since, options.maxResumeEvents + 1);
