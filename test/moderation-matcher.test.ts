@@ -95,6 +95,12 @@ describe('blacklist matcher', () => {
     const matcher = blacklist(['bad word', true], ['evil', false]);
     expect(blocked(matcher, 'a bad \n\t word')).toBe(true);
     expect(blocked(matcher, 'e\u200Bv\u00ADil')).toBe(true);
+    // Everything Unicode renders invisibly: bidi isolate and embedding, variation selector, combining
+    // grapheme joiner, Mongolian free variation selector, a tag character.
+    for (const hidden of ['\u2066', '\u202A', '\uFE0F', '\u034F', '\u180B', '\u{E0041}']) {
+      expect(blocked(matcher, `e${hidden}vil`), JSON.stringify(hidden)).toBe(true);
+      expect(blocked(matcher, `a bad${hidden} word`), JSON.stringify(hidden)).toBe(true);
+    }
     expect(blocked(matcher, 'bad words')).toBe(false);
   });
 

@@ -3,10 +3,10 @@ import { Type, type TSchema } from '@sinclair/typebox';
 /**
  * Schema pieces shared by every surface. Limits are API-CONVENTIONS.md section 2's: ids at most 50
  * characters, arrays at most 100 items. Ids are printable and never hold a path or query delimiter,
- * because they travel in URL paths.
+ * because they travel in URL paths, nor a control character (PostgreSQL refuses NUL in text).
  */
 export const Id = (description?: string) =>
-  Type.String({ minLength: 1, maxLength: 50, pattern: '^[^\\s/?#%\\\\]+$', ...(description ? { description } : {}) });
+  Type.String({ minLength: 1, maxLength: 50, pattern: '^[^\\s/?#%\\\\\\x00-\\x1f\\x7f]+$', ...(description ? { description } : {}) });
 
 export const IdList = (description?: string, minItems = 0) =>
   Type.Array(Id(), { minItems, maxItems: 100, ...(description ? { description } : {}) });

@@ -47,7 +47,13 @@ const isCursorToken = (value: Record<string, unknown>): value is CursorToken =>
   typeof value.c === 'number' && typeof value.i === 'string' && (value.d === 'n' || value.d === 'p');
 
 export function jsonWithinLimit(value: unknown, field: string): string {
-  const text = JSON.stringify(value ?? {});
+  let text: string;
+  try {
+    text = JSON.stringify(value ?? {});
+  } catch {
+    // Nested deeper than the serializer's stack (a few thousand levels fit in 100 KB of body).
+    throw new AppError('parameters', `${field} is nested too deeply.`, { detail: [{ field, message: 'is nested too deeply' }] });
+  }
   if (Buffer.byteLength(text, 'utf8') > MAX_JSON_BYTES) {
     throw new AppError('parameters', `${field} is larger than 100 KB.`, { detail: [{ field, message: 'must be at most 100 KB as JSON' }] });
   }

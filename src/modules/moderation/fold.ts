@@ -32,9 +32,16 @@ const astralKinds = new Map<number, Kind>();
 const bmpFolds = new Int32Array(0x10000).fill(-1);
 const multiFolds = new Map<number, readonly number[]>();
 
+/**
+ * Every other code point Unicode says to render invisibly (bidi isolates and embeddings, variation
+ * selectors, the combining grapheme joiner, tag characters, ...): `b\u2066ad` must read as `bad`.
+ */
+const DEFAULT_IGNORABLE = /^\p{Default_Ignorable_Code_Point}$/u;
+
 function classify(cp: number): Kind {
   if (IGNORABLE.has(cp)) return Kind.Ignorable;
   const char = String.fromCodePoint(cp);
+  if (DEFAULT_IGNORABLE.test(char)) return Kind.Ignorable;
   if (WORD.test(char)) return Kind.Word;
   if (SPACE.test(char)) return Kind.Space;
   return Kind.Other;

@@ -70,8 +70,9 @@ export function registerReactionRoutes(app: TypedApp, deps: { reactions: Reactio
     },
     async (request) => {
       requireMessageReference(request.query.referenceType, 'query.referenceType');
-      const options = request.query.options ?? {};
-      const { rows, users, paging } = await reactions.reactors({ messageId: request.query.referenceId, ...options });
+      // Only the declared options: the query's other keys (options[messageId], say) must not reach the service.
+      const { reactionName, skip, limit, token } = request.query.options ?? {};
+      const { rows, users, paging } = await reactions.reactors({ messageId: request.query.referenceId, reactionName, skip, limit, token });
       return {
         status: 'success' as const,
         data: {
