@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from './helpers/admin.js';
+import { multipartBody } from './helpers/media.js';
 import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
 
 /** Inputs found by review that answered 500 or reached a service unvalidated: each is now a 4xx. */
@@ -44,6 +45,17 @@ describe.each(testDatabases)('hostile input on %s', (database) => {
     }
     const nulChannel = await admin.call('POST', '/api/v2/channel', { channelId: 'x\u0000y', type: 'standard' });
     expect(nulChannel.statusCode).toBe(422);
+  });
+
+  it('uses only the declared fields of an admin upload: a topicId part is not taken unvalidated', async () => {
+    const channelId = t.uniqueId('upload');
+    await admin.createChannel(channelId);
+    for (const topicFields of [[['topicId', 'has space']], [['topicId', 'a'], ['topicId', 'b']]] as Array<Array<[string, string]>>) {
+      const { payload, contentType } = multipartBody([['channelId', channelId], ...topicFields], [{ name: 'file', fileName: 'notes.txt', contentType: 'text/plain', data: Buffer.from('notes') }]);
+      const response = await t.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType }, payload });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().data.messages[0].topicId).toBeNull();
+    }
   });
 
   it('lists the reactors of the referenced message only, whatever else the options carry', async () => {

@@ -51,7 +51,9 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
     },
     async (request) => {
       const upload = uploadOf(request);
-      const { record, author } = await media.createImageMessage(principalOf(request), { ...request.body, file: upload.data });
+      // The declared fields only: the parts a form carries besides them (topicId, say) are not validated.
+      const { channelId, caption, tags, parentId, fullImage } = request.body;
+      const { record, author } = await media.createImageMessage(principalOf(request), { channelId, caption, tags, parentId, fullImage, file: upload.data });
       return messagesAnswer([record], [author]);
     },
   );
@@ -69,8 +71,11 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
     },
     async (request) => {
       const upload = uploadOf(request);
+      const { channelId, tags, parentId } = request.body;
       const { record, author } = await media.createFileMessage(principalOf(request), {
-        ...request.body,
+        channelId,
+        tags,
+        parentId,
         file: upload.data,
         fileName: upload.fileName,
         contentType: upload.mimeType,
