@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, readEventsAfter } from '../src/events/outbox.js';
 import type { Executor } from '../src/storage/database.js';
+import { gate } from './helpers/gate.js';
 import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
 
 /**
@@ -40,21 +41,15 @@ describe.each(testDatabases)('the outbox on %s', (database) => {
     const waitingOnTheLock = async () =>
       Number((await sql<{ waiting: string }>`select count(*) as waiting from pg_locks where locktype = 'advisory' and not granted`.execute(db)).rows[0]?.waiting) > 0;
     await db.transaction().execute((trx) => appendEvents(trx, [{ type: 'test.before', data: {} }], 1));
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked = (): void => undefined;
-    const holding = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
+    const release = gate();
+    const locked = gate();
     // A writer that holds the lock (as appendEvents takes it) until told to commit.
     const holder = db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(7263541)`.execute(trx);
-      locked();
-      await released;
+      locked.open();
+      await release.opened;
     });
-    await holding;
+    await locked.opened;
     const before = await sequence();
     let appended: number[] | null = null;
     // Several rows, as a message batch appends them (PostgreSQL plans a one-row insert differently).
@@ -69,7 +64,7 @@ describe.each(testDatabases)('the outbox on %s', (database) => {
       expect(appended).toBeNull();
       expect(await sequence()).toEqual(before);
     } finally {
-      release();
+      release.open();
     }
     await holder;
     await waiting;

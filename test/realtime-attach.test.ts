@@ -4,6 +4,7 @@ import { latestEventId, readEventsAfter } from '../src/events/outbox.js';
 import { createRealtimeGateway } from '../src/modules/realtime/realtime.gateway.js';
 import { createRealtimeStore } from '../src/modules/realtime/realtime.store.js';
 import { adminClient } from './helpers/admin.js';
+import { gate } from './helpers/gate.js';
 import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
 
 /** What the gateway writes to a socket, recorded: the frames as the client would parse them. */
@@ -44,20 +45,14 @@ describe.each(testDatabases)('a socket attaching on %s', (database) => {
     await admin.createChannel(stays, { userIds: [userId] });
 
     const store = createRealtimeStore(t.storage.db);
-    let read = (): void => undefined;
-    const channelsRead = new Promise<void>((resolve) => {
-      read = resolve;
-    });
-    let open = (): void => undefined;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const channelsRead = gate();
+    const join = gate();
     const gatedStore = {
       ...store,
       async channelIdsOf(user: string) {
         const ids = await store.channelIdsOf(user);
-        read();
-        await gate;
+        channelsRead.open();
+        await join.opened;
         return ids;
       },
     };
@@ -71,11 +66,11 @@ describe.each(testDatabases)('a socket attaching on %s', (database) => {
       };
       const socket = new RecordingSocket();
       const attached = gateway.attach({ userId, tokenId: 'unused' }, socket as unknown as WebSocket, position);
-      await channelsRead;
+      await channelsRead.opened;
       // The read saw the user in both channels; now the removal commits and is routed, before the join.
       await admin.call('DELETE', `/api/v2/channel/${channelId}/users`, { userIds: [userId] });
       await deliverNew();
-      open();
+      join.open();
       await attached;
 
       await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: 'after the removal' } });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTransaction } from '../src/storage/transactions.js';
 import type { Executor } from '../src/storage/database.js';
+import { gate } from './helpers/gate.js';
 import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
 
 /**
@@ -21,15 +22,6 @@ describe.runIf(testDatabases.includes('postgres'))('write transactions on Postgr
   afterAll(async () => {
     await t.close();
   });
-
-  /** A promise with its resolver, to make two transactions meet at a point. */
-  function gate(): { opened: Promise<void>; open(): void } {
-    let open = (): void => undefined;
-    const opened = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    return { opened, open };
-  }
 
   /** Sets `first` then `second` to `value`, waiting at `meet` in between while holding the lock on `first`. */
   function crossingWrite(first: string, second: string, value: string, arrived: () => void, meet: Promise<void>, runs: { count: number }) {
