@@ -137,6 +137,19 @@ describe('blacklist matcher', () => {
 });
 
 describe('links and the whitelist matcher', () => {
+  it('judges a link with a very deep path by the rule paths of its host, at any depth', () => {
+    const matcher = whitelist('good.com/docs/api', 'good.com/a/b/c/d/e', 'other.org');
+    const deep = '/x'.repeat(10_000);
+    expect(blocked(matcher, `see https://good.com/docs/api${deep}`)).toBe(false);
+    expect(blocked(matcher, `see https://good.com/a/b/c/d/e${deep}`)).toBe(false);
+    expect(blocked(matcher, `see https://good.com/docs${deep}`)).toBe(true);
+    expect(blocked(matcher, `see https://good.com/a/b/c/d${deep}`)).toBe(true);
+    expect(blocked(matcher, `see https://other.org${deep}`)).toBe(false);
+    expect(blocked(matcher, 'see https://good.com/docs/api')).toBe(false);
+    expect(blocked(matcher, 'see https://good.com/docs/apis')).toBe(true);
+  });
+
+
   it('lets every link through when there are no whitelist rules', () => {
     expect(whitelist().check('see https://evil.com and evil.org')).toBeNull();
   });

@@ -26,6 +26,8 @@ interface HostRules {
   anyPath: boolean;
   /** Path prefixes, "/a/b", each allowing itself and everything below it. */
   paths: Set<string>;
+  /** The most slashes in one of `paths`: deeper prefixes of a link's path cannot match. */
+  deepest: number;
 }
 
 function compileBlacklist(entries: readonly BlacklistEntry[]): { automaton: Automaton; words: string[] } {
@@ -47,20 +49,33 @@ function compileWhitelist(urls: readonly string[]): Map<string, HostRules> {
     if (!rule) continue;
     let entry = hosts.get(rule.host);
     if (!entry) {
-      entry = { anyPath: false, paths: new Set() };
+      entry = { anyPath: false, paths: new Set(), deepest: 0 };
       hosts.set(rule.host, entry);
     }
     if (rule.path === '') entry.anyPath = true;
-    else entry.paths.add(rule.path);
+    else {
+      entry.paths.add(rule.path);
+      entry.deepest = Math.max(entry.deepest, slashesIn(rule.path));
+    }
   }
   return hosts;
 }
 
-/** "/a/b/c" -> "/a", "/a/b", "/a/b/c": the rule paths that would allow it. */
-function prefixesOf(path: string): string[] {
+function slashesIn(path: string): number {
+  let count = 0;
+  for (let index = path.indexOf('/'); index !== -1; index = path.indexOf('/', index + 1)) count += 1;
+  return count;
+}
+
+/**
+ * "/a/b/c" -> "/a", "/a/b", "/a/b/c": the rule paths that would allow it, but only those with at most
+ * `deepest` slashes, as deep as the host's deepest rule path: every prefix of a path 20,000 characters
+ * long would be quadratic work for nothing.
+ */
+function prefixesOf(path: string, deepest: number): string[] {
   const prefixes: string[] = [];
-  for (let slash = path.indexOf('/', 1); slash !== -1; slash = path.indexOf('/', slash + 1)) prefixes.push(path.slice(0, slash));
-  if (path !== '') prefixes.push(path);
+  for (let slash = path.indexOf('/', 1); slash !== -1 && prefixes.length < deepest; slash = path.indexOf('/', slash + 1)) prefixes.push(path.slice(0, slash));
+  if (path !== '' && slashesIn(path) <= deepest) prefixes.push(path);
   return prefixes;
 }
 
@@ -69,14 +84,12 @@ function isAllowed(hosts: Map<string, HostRules>, link: Link): boolean {
   // No rule names a host beyond DNS's limits (rules are validated), so no such link is allowed; checked
   // first, because the walk below over a 100,000-character host of 50,000 labels would be quadratic.
   if (!hostWithinDnsLimits(link.host)) return false;
-  let prefixes: string[] | null = null;
   let host = link.host;
   for (;;) {
     const entry = hosts.get(host);
     if (entry) {
       if (entry.anyPath) return true;
-      prefixes ??= prefixesOf(link.path);
-      for (const prefix of prefixes) if (entry.paths.has(prefix)) return true;
+      for (const prefix of prefixesOf(link.path, entry.deepest)) if (entry.paths.has(prefix)) return true;
     }
     const dot = host.indexOf('.');
     if (dot === -1 || host.startsWith('[')) return false;
