@@ -49,14 +49,14 @@ export interface OutboxEvent {
 
 /** Any number that identifies the outbox writers' advisory lock on PostgreSQL. */
 const OUTBOX_LOCK_KEY = 7_263_541;
-/** A VALUES list outside an insert has no target columns to take its types from; text is right but for the time. */
+/** A VALUES list outside an insert has no target columns to take its types from; all are text but the time. */
 const EVENT_CASTS = ['::text', '::text', '::text', '::text', '::text', '::bigint'];
 
 /**
  * Appends events and answers their ids, in the order given. On PostgreSQL, a transaction-scoped
- * advisory lock makes outbox ids follow commit order: without it, a transaction could take id 5, commit after the one holding id 6, and a reader
- * that already moved past 6 would never see 5. The lock is held only from this insert to commit.
- * SQLite writers are serial already.
+ * advisory lock makes outbox ids follow commit order: without it, a transaction could take id 5,
+ * commit after the one holding id 6, and a reader that already moved past 6 would never see 5. The
+ * lock is held only from this insert to commit. SQLite writers are serial already.
  *
  * On PostgreSQL the lock and the insert are one statement (one round trip, which under load is most
  * of a statement's cost): the rows are a join of the lock's one-row result with the values, so no row

@@ -66,7 +66,6 @@ export function createLoginThrottle(deps: { db: Executor; clock: Clock }) {
         adjust(keys, -1);
       }
     },
-
   };
 }
 

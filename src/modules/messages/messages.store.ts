@@ -371,10 +371,11 @@ const MESSAGE_COLUMNS = [
 const ACTIVITY_CASTS = ['::text', '::text', '::bigint'];
 
 /**
- * One statement for a batch's rows (at most 19 x 256 + 2 x 256 x 100 tags + 3 x 256 = 56,832 parameters
- * with the group commit's 256 drafts and 100 tags each, under PostgreSQL's 65,535): the messages and their tags are inserted by data-modifying
- * CTEs, and the statement itself moves each author's last activity in the channel. None of them
- * reads what another writes, so running them as one statement changes nothing but the round trips.
+ * One statement for a batch's rows: the messages and their tags are inserted by data-modifying CTEs,
+ * and the statement itself moves each author's last activity in the channel. None of them reads what
+ * another writes, so running them as one statement changes nothing but the round trips. At most
+ * 19 x 256 + 2 x 256 x 100 + 3 x 256 = 56,832 parameters (the group commit's 256 drafts, 100 tags
+ * each), under PostgreSQL's 65,535.
  */
 async function writeRows(trx: Executor, rows: MessageRow[], drafts: MessageDraft[]): Promise<void> {
   const parameters: unknown[] = [];

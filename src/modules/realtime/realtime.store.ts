@@ -1,5 +1,6 @@
 import type { Executor } from '../../storage/database.js';
 import { type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
+import { chunks } from '../../storage/chunks.js';
 
 export function createRealtimeStore(db: Executor) {
   return {
@@ -72,13 +73,6 @@ export function createRealtimeStore(db: Executor) {
       return new Set(userIds.filter((id) => !allowed.has(id)));
     },
   };
-}
-
-/** Lists of at most 500, within any database's limit on bound parameters. */
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += 500) out.push(items.slice(start, start + 500));
-  return out;
 }
 
 export type RealtimeStore = ReturnType<typeof createRealtimeStore>;

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../storage/database.js';
 import type { TrayActorsTable, TrayContributionsTable, TrayRecordsTable } from '../../storage/schema.js';
+import { chunks } from '../../storage/chunks.js';
 
 export type TrayRecordRow = Selectable<TrayRecordsTable>;
 export type TrayActorRow = TrayActorsTable;
@@ -35,15 +36,6 @@ export interface CandidateRange {
   from: number;
   after: { lastUpdate: number; id: number | null } | null;
   limit: number;
-}
-
-/** SQLite allows 32,766 bound values; PostgreSQL 65,535. Long id lists are read in chunks. */
-const CHUNK = 900;
-
-function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
-  return out;
 }
 
 /** bigint columns come back as numbers (storage/database.ts), but SQLite may hand back bigint-typed ids as-is. */
