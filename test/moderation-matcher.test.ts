@@ -104,6 +104,17 @@ describe('blacklist matcher', () => {
     expect(blocked(matcher, 'bad words')).toBe(false);
   });
 
+  it('reads compatibility look-alikes as the letters they stand for', () => {
+    const matcher = blacklist(['bad', true], ['evil', false]);
+    for (const text of ['so \uff42\uff41\uff44', 'so \u{1d41b}\u{1d41a}\u{1d41d}!', '\u24d1\u24d0\u24d3 day', '\uff25\uff36\uff29\uff2c plan', '\u{1d5be}\u{1d5cf}\u{1d5c2}\u{1d5c5}']) {
+      expect({ text, blocked: blocked(matcher, text) }).toEqual({ text, blocked: true });
+    }
+    // A rule written with a ligature is the letters; the word edge stays where the letters end.
+    expect(blocked(blacklist(['\ufb01ne', true]), 'all fine')).toBe(true);
+    expect(blocked(blacklist(['fine', true]), 'all \ufb01ne')).toBe(true);
+    expect(blocked(matcher, '\uff42\uff41\uff44ge')).toBe(false);
+  });
+
   it('judges exact-word edges only where the rule has a letter or digit', () => {
     const matcher = blacklist(['#tag', true]);
     expect(blocked(matcher, 'a #tag b')).toBe(true);
@@ -202,6 +213,55 @@ describe('links and the whitelist matcher', () => {
     }
   });
 
+  it('judges a link by every reading a browser or a renderer can give it', () => {
+    const matcher = whitelist('example.com', 'docs.example.org/guide');
+    for (const text of [
+      // A fullwidth look-alike does not end the authority for a browser: the host follows the last @.
+      'http://example.com\uff0f@evil.com',
+      'http://example.com\uff1f@evil.com',
+      'https://example.com\u3002x@evil.com',
+      // Quotes do not end a URL for a browser; they once split the text before the scan.
+      '[x](https://example.com\'@evil.com)',
+      'https://example.com"@evil.com',
+      'https://example.com`@evil.com',
+      // A renderer may end the link at the stop instead: that reading goes to evil.com.
+      "https://evil.com'@example.com",
+      'https://evil.com\u300d@example.com',
+      'https://evil.com\u{1f600}@example.com',
+      '[x](https://evil.com)@example.com',
+      // A second link after the first one ends for a renderer.
+      '[x](https://example.com)https://evil.com',
+      '[a](https://example.com/)[b](https://evil.com)',
+      '"https://example.com"https://evil.com',
+      '<https://example.com><https://evil.com>',
+      "https://example.com/x'evil.com",
+      'example.com/a)evil.com',
+      // The path a browser resolves, beyond where a renderer stops.
+      "[x](https://docs.example.org/guide'/../../admin)",
+      // Hosts in their compatibility form.
+      'https://\uff45\uff56\uff49\uff4c\uff0e\uff43\uff4f\uff4d/',
+      'https://EVİL.com',
+      // Over a hundred links in one whitespace-free run is refused whole.
+      'example.com,'.repeat(101),
+    ]) {
+      expect({ text, kind: matcher.check(text)?.kind }).toEqual({ text, kind: 'notWhitelisted' });
+    }
+    for (const text of [
+      'https://example.com/https://evil.com',
+      'https://example.com/redirect?to=https://evil.com',
+      'https://www.example.com/search?q=evil.com&page=2',
+      "it's at https://example.com's front page",
+      "'https://example.com'",
+      '"see https://example.com/a"',
+      'https://example.com/wiki/Foo_(bar)',
+      '[guide](https://docs.example.org/guide/intro)',
+      'https://\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45\uff0e\uff43\uff4f\uff4d/x',
+      'example.com,'.repeat(99),
+    ]) {
+      expect({ text, result: matcher.check(text) }).toEqual({ text, result: null });
+    }
+  });
+
   it('applies a rule path as a prefix of whole segments, after resolving dot segments', () => {
     const matcher = whitelist('https://Docs.Example.org/guide/');
     for (const text of ['docs.example.org/guide', 'https://docs.example.org/guide/', 'https://docs.example.org/guide/intro?x=1', 'docs.example.org/guide/./a']) {
@@ -267,5 +327,11 @@ describe('links and the whitelist matcher', () => {
     expect(matcher.check(`(${')'.repeat(50_000)}`)).toBeNull();
     expect(matcher.check(`https://site77.example.com/p77/${'x/'.repeat(20_000)}`)).toBeNull();
     expect(matcher.check('x'.repeat(100_000))).toBeNull();
+    // Many links, stops and @ in one run: each reading is bounded, so the whole run stays linear.
+    expect(matcher.check(`https://a'`.repeat(20_000))?.kind).toBe('notWhitelisted');
+    expect(matcher.check(`x://site1.example.com/p1/'${"'@".repeat(30_000)}`)).toBeNull();
+    expect(matcher.check(`x://a.com)`.repeat(20_000))?.kind).toBe('notWhitelisted');
+    expect(matcher.check(`https://${"a'".repeat(30_000)}@site1.example.com`)?.kind).toBe('notWhitelisted');
+    expect(matcher.check(`a.com/'`.repeat(20_000))?.kind).toBe('notWhitelisted');
   });
 });

@@ -120,6 +120,8 @@ describe.each(testDatabases)('blacklist and whitelist rules on %s', (database) =
         [{ regexs: ['x'.repeat(201)] }, 422],
         [{ regexs: ['ok'], isMatchExactWord: 'maybe' }, 422],
         [{ regexs: ['fresh', 'TAKEN'] }, 409],
+        // Fullwidth letters are the same word.
+        [{ regexs: ['\uff34\uff41\uff4b\uff45\uff4e'] }, 409],
       ];
       for (const [body, status] of cases) {
         const response = await admin.call('POST', '/api/v2/blacklist/records', body);

@@ -1,6 +1,7 @@
 /**
- * Text folding for blacklist matching: NFC, then a case fold per code point, so "CAFÉ", "café" and
- * "cafe\u0301" all read alike. Folding works code point by code point on both the rule and the text,
+ * Text folding for blacklist matching: NFKC, then a case fold per code point, so "CAFÉ", "café" and
+ * "cafe\u0301" all read alike, and so do the compatibility look-alikes people use to dodge a word list:
+ * fullwidth "ｂａｄ", mathematical "𝐛𝐚𝐝", circled "ⓑⓐⓓ", ligatures ("ﬁ" is "fi"). Folding works code point by code point on both the rule and the text,
  * so positions never need mapping back: word boundaries are judged on the folded text itself (a
  * folded letter is still a letter).
  *
@@ -141,7 +142,7 @@ const asciiClass = new Uint8Array(128);
 for (let cp = 0; cp < 128; cp++) asciiClass[cp] = bmpKinds[cp] === Kind.Word ? 1 : bmpKinds[cp] === Kind.Space ? 2 : 0;
 
 /**
- * foldText for a text of ASCII only, the common case, in one tight loop: ASCII is unchanged by NFC,
+ * foldText for a text of ASCII only, the common case, in one tight loop: ASCII is unchanged by NFKC,
  * its case fold is A-Z to a-z, and it has no ignorable characters. Same output as the general path.
  */
 function foldAscii(text: string, boundaries: boolean): Folded {
@@ -171,13 +172,13 @@ function foldAscii(text: string, boundaries: boolean): Folded {
 }
 
 /**
- * Folds a text: NFC, case fold, invisible characters dropped, each run of white space read as one
+ * Folds a text: NFKC, case fold, invisible characters dropped, each run of white space read as one
  * space, and (when `boundaries`) BOUNDARY at every word edge. The answer's `codes` is a shared buffer,
  * valid until the next call: read it (or copy it) before folding again.
  */
 export function foldText(text: string, boundaries: boolean): Folded {
   if (ASCII_ONLY.test(text)) return foldAscii(text, boundaries);
-  const source = text.normalize('NFC');
+  const source = text.normalize('NFKC');
   if (out.length < source.length * 2 + 2) out = new Int32Array(source.length * 2 + 2);
   outLength = 0;
   previousWord = false;

@@ -1,11 +1,16 @@
 /**
  * Links in user text, for the whitelist: http(s) URLs (any scheme, in fact: `ftp://x` is a link too)
- * and bare domains such as `example.com/path`. Hand-written scanning over whitespace-separated tokens;
+ * and bare domains such as `example.com/path`. Hand-written scanning over whitespace-separated runs;
  * the only regular expressions are fixed single character classes, so the cost is linear in the text.
  *
- * Parsing follows what browsers do where it matters for an allow-list: the host is what follows the
- * last `@` of the authority, the authority ends at `/`, `\`, `?` or `#`, extra slashes after the scheme
- * are skipped, fullwidth and ideographic dots are dots, and `.`/`..` path segments are resolved.
+ * A link must be allowed however it is read. A browser reads a URL to the first whitespace: the host
+ * is what follows the last `@` of the authority, the authority ends at an ASCII `/`, `\`, `?` or `#`
+ * (never at a fullwidth look-alike: `http://good.com／@evil.com` goes to evil.com), extra slashes
+ * after the scheme are skipped, and `.`/`..` path segments are resolved. A renderer (Markdown, a
+ * linkifier) may end the link earlier, at a quote, a bracket or other punctuation, and start another
+ * right after it. So the scan takes every host either reading gives (authorityHosts), and every link
+ * that starts after such a stop. Fullwidth and ideographic dots are dots, and hosts are compared in
+ * their compatibility form (`ｅｖｉｌ．ｃｏｍ` is evil.com), as browsers map them.
  */
 
 /** A link found in text: its host (lower case, no port) and its path ("" or "/a/b", no trailing slash). */
@@ -15,12 +20,12 @@ export interface Link {
   path: string;
 }
 
-const TOKEN = /[^\s<>"'`]+/gu;
+/** Runs without whitespace: a browser reads a URL up to the first space, whatever renderers do. */
+const TOKEN = /\S+/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
 const HOST_CHAR = /[\p{L}\p{N}\p{M}.-]/u;
 const LABEL_CHAR = /[\p{L}\p{N}\p{M}-]/u;
 const LETTER = /[\p{L}\p{M}]/u;
-const LEADING_PUNCTUATION = '([{<*_~\'"';
 const TRAILING_PUNCTUATION = '.,;:!?)]}>*_~\'"';
 
 // Generic TLDs in common use and every country-code TLD. A bare "word.word" is a link only when its
@@ -67,37 +72,6 @@ function isLabelChar(char: string): boolean {
 function mapDots(token: string): string {
   if (!NON_ASCII.test(token)) return token;
   return token.normalize('NFKC').replaceAll('\u3002', '.').replaceAll('\uff0e', '.').replaceAll('\uff61', '.');
-}
-
-/** Strips punctuation that frames a link in prose: "(see example.com)." -> "example.com". */
-function trimPunctuation(token: string): string {
-  let start = 0;
-  let end = token.length;
-  while (start < end && LEADING_PUNCTUATION.includes(token.charAt(start))) start++;
-  let open = 0;
-  let close = 0;
-  for (let i = start; i < end; i++) {
-    const char = token.charAt(i);
-    if (char === '(') open++;
-    else if (char === ')') close++;
-  }
-  while (end > start && TRAILING_PUNCTUATION.includes(token.charAt(end - 1))) {
-    // A closing parenthesis that closes one inside the link stays: en.wikipedia.org/wiki/Foo_(bar)
-    if (token.charAt(end - 1) === ')') {
-      if (open >= close) break;
-      close--;
-    }
-    end--;
-  }
-  return token.slice(start, end);
-}
-
-function trimDotsAndHyphens(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && (text[start] === '.' || text[start] === '-')) start++;
-  while (end > start && (text[end - 1] === '.' || text[end - 1] === '-')) end--;
-  return text.slice(start, end);
 }
 
 /** "/a/./b/../c/" -> "/a/c"; backslashes are slashes; "" for the root. Percent-encoded dots count. */
@@ -180,18 +154,236 @@ export function parseAuthorityAndPath(text: string, from: number): { host: strin
   return { host, path: normalizePath(text.slice(end, pathEnd)) };
 }
 
-/** Bare domains inside a token without a scheme: "see:example.com/a," -> example.com, /a. */
-function scanBare(token: string, into: Link[]): void {
-  let i = 0;
-  while (i < token.length) {
+/**
+ * Characters at which a renderer (a Markdown link target, a linkifier, an HTML attribute) may end a link
+ * that a browser would read further: quotes, brackets, and every non-ASCII punctuation or symbol
+ * (`／`, `＠`, `」`, emoji). A link is judged by each reading; see authorityHosts.
+ */
+const HARD_STOP_ASCII = new Uint8Array(128);
+for (const char of '<>"\'`()[]{}|^') HARD_STOP_ASCII[char.charCodeAt(0)] = 1;
+const NON_ASCII_STOP = /^[\p{P}\p{S}]$/u;
+const DOT_LIKE = /[\u3002\uff0e\uff61]/gu;
+/** More links than this in one whitespace-free run is not prose: the run is refused whole (keeps the scan linear). */
+const MAX_LINKS_PER_TOKEN = 100;
+
+function isHardStop(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  if (code < 128) return HARD_STOP_ASCII[code] === 1;
+  if (code >= 0xdc00 && code <= 0xdfff) return false; // the second half of a pair; its first half decided
+  const codePoint = text.codePointAt(index) as number;
+  return NON_ASCII_STOP.test(String.fromCodePoint(codePoint));
+}
+
+function hasAsciiHardStop(host: string): boolean {
+  for (let i = 0; i < host.length; i++) {
+    const code = host.charCodeAt(i);
+    if (code < 128 && HARD_STOP_ASCII[code] === 1) return true;
+  }
+  return false;
+}
+
+/** Ideographic and fullwidth full stops read as dots; one UTF-16 unit each, so indexes stay put. */
+function mapDotLikes(token: string): string {
+  return NON_ASCII.test(token) ? token.replace(DOT_LIKE, '.') : token;
+}
+
+/** A host as browsers compare it: compatibility forms folded (fullwidth letters, ligatures), lower case. */
+function mapHost(host: string): string {
+  let mapped = NON_ASCII.test(host) ? mapDots(host) : host;
+  mapped = mapped.toLowerCase();
+  while (mapped.endsWith('.')) mapped = mapped.slice(0, -1);
+  return mapped;
+}
+
+/** The host of an authority or of its tail after the last `@`: before the port, or the bracketed IPv6 literal. */
+function hostOfAuthority(authority: string): string {
+  if (authority.startsWith('[')) {
+    const close = authority.indexOf(']');
+    return mapHost(close === -1 ? authority : authority.slice(0, close + 1));
+  }
+  const colon = authority.indexOf(':');
+  return mapHost(colon === -1 ? authority : authority.slice(0, colon));
+}
+
+/**
+ * Where a link ends once the punctuation framing it in prose is left out: the token's trailing run of
+ * punctuation goes, except a `)` that closes one opened inside the link (en.wikipedia.org/wiki/Foo_(bar)).
+ * Counted once per token, so each link's end is found without rescanning the token.
+ */
+class LinkEnds {
+  /** `(` minus `)` in token[0, i). */
+  private readonly balance: Int32Array;
+  /** Where the trailing run of punctuation starts. */
+  private readonly tailStart: number;
+  /** The positions of the `)` in that run, last first. */
+  private readonly tailCloses: number[] = [];
+
+  constructor(token: string) {
+    this.balance = new Int32Array(token.length + 1);
+    for (let i = 0; i < token.length; i++) {
+      const code = token.charCodeAt(i);
+      this.balance[i + 1] = (this.balance[i] as number) + (code === 40 ? 1 : code === 41 ? -1 : 0);
+    }
+    let tailStart = token.length;
+    while (tailStart > 0 && TRAILING_PUNCTUATION.includes(token.charAt(tailStart - 1))) {
+      tailStart--;
+      if (token.charCodeAt(tailStart) === 41) this.tailCloses.push(tailStart);
+    }
+    this.tailStart = tailStart;
+  }
+
+  /**
+   * Walking back through the tail, each `)` is dropped while the link holds more `)` than `(`; so the
+   * link keeps the tail up to its (excess)-th `)` from the end, or none of the tail.
+   */
+  endOf(start: number): number {
+    const excess = -((this.balance[this.balance.length - 1] as number) - (this.balance[start] as number));
+    const keep = this.tailCloses[Math.max(0, excess)];
+    return Math.max(start, keep === undefined ? this.tailStart : keep + 1);
+  }
+}
+
+function nextHardStop(token: string, from: number, to: number): number {
+  let i = from;
+  while (i < to && !isHardStop(token, i)) i++;
+  return i;
+}
+
+/**
+ * Every host a reading of the authority `token[from, to)` can give. A browser takes the text after the
+ * last `@` before `/`, `\`, `?` or `#`; a renderer may end the link at a hard stop first, and then the
+ * host is what follows the last `@` before that stop. `https://evil.com'@good.com` is evil.com to a
+ * linkifier that stops at the quote and good.com to a browser: both are judged. Per `@`-separated part
+ * only the cut at its first and its second stop can differ from one another (every later cut keeps the
+ * first stop inside the host), so the work is linear in the authority. A host that still holds an
+ * ASCII stop no browser can reach (`good.com's`), and an empty one names nothing: both are left out.
+ */
+function authorityHosts(token: string, from: number, to: number): string[] {
+  const hosts = new Set<string>();
+  const add = (authority: string) => {
+    const host = hostOfAuthority(authority);
+    if (host.length > 0 && !hasAsciiHardStop(host)) hosts.add(host);
+  };
+  let partStart = from;
+  while (partStart <= to) {
+    let partEnd = token.indexOf('@', partStart);
+    if (partEnd === -1 || partEnd > to) partEnd = to;
+    const firstStop = nextHardStop(token, partStart, partEnd);
+    if (firstStop < partEnd) {
+      add(token.slice(partStart, firstStop));
+      const secondStop = nextHardStop(token, firstStop + 1, partEnd);
+      if (secondStop < partEnd) add(token.slice(partStart, secondStop));
+    }
+    if (partEnd === to) add(token.slice(partStart, to));
+    partStart = partEnd + 1;
+  }
+  return [...hosts];
+}
+
+/** Where the scheme before the `://` at `at` begins (a letter, then letters, digits, `+`, `-`, `.`), or -1. */
+function schemeStart(token: string, at: number): number {
+  let start = at;
+  while (start > 0 && /[A-Za-z0-9+.-]/.test(token.charAt(start - 1))) start--;
+  while (start < at && !/[A-Za-z]/.test(token.charAt(start))) start++;
+  return start < at ? start : -1;
+}
+
+interface TokenScan {
+  raw: string;
+  ends: LinkEnds | null;
+  /** The first `?` or `#` at or after `queryFrom` (links are met left to right, so the search is shared). */
+  queryFrom: number;
+  queryAt: number;
+  /** `raw` with dot-like characters as dots. */
+  token: string;
+  into: Link[];
+  /** Links this token may still add before it is refused whole. */
+  budget: number;
+}
+
+/**
+ * A link whose path is resolved on first read: only a host with path rules needs it, and a run of many
+ * links would otherwise resolve the same long tail once per link.
+ */
+function linkOf(text: string, host: string, rawPath: string): Link {
+  let path: string | undefined;
+  return {
+    text,
+    host,
+    get path() {
+      path ??= normalizePath(rawPath);
+      return path;
+    },
+  };
+}
+
+function linkEnd(scan: TokenScan, start: number): number {
+  scan.ends ??= new LinkEnds(scan.token);
+  return scan.ends.endOf(start);
+}
+
+/** Where a path starting at `from` ends: at the first `?` or `#`, or at `end`. */
+function pathEndOf(scan: TokenScan, from: number, end: number): number {
+  if (from < scan.queryFrom || from > scan.queryAt) {
+    let at = from;
+    while (at < scan.token.length && scan.token.charCodeAt(at) !== 63 && scan.token.charCodeAt(at) !== 35) at++;
+    scan.queryFrom = from;
+    scan.queryAt = at;
+  }
+  return Math.min(scan.queryAt, end);
+}
+
+function push(scan: TokenScan, link: Link): boolean {
+  if (scan.budget === 0) return false;
+  scan.budget--;
+  if (scan.budget === 0) {
+    scan.into.push({ text: scan.raw.slice(0, 64), host: '', path: '' });
+    return false;
+  }
+  scan.into.push(link);
+  return true;
+}
+
+/**
+ * A link with a scheme at `start` (`://` at `at`): one Link per host its readings give, all with the
+ * browser's path (to `?` or `#`, `.` and `..` resolved). Answers where the link ends for a renderer:
+ * the first hard stop after its scheme, or its end.
+ */
+function scanSchemeLink(scan: TokenScan, start: number, at: number): number {
+  const { token, raw } = scan;
+  const end = linkEnd(scan, start);
+  let authorityStart = at + 3;
+  while (authorityStart < end && (token[authorityStart] === '/' || token[authorityStart] === '\\')) authorityStart++;
+  let authorityEnd = authorityStart;
+  while (authorityEnd < end && !'/\\?#'.includes(token.charAt(authorityEnd))) authorityEnd++;
+  const pathEnd = pathEndOf(scan, authorityEnd, end);
+  const rawPath = token.slice(authorityEnd, pathEnd);
+  const text = raw.slice(start, end);
+  for (const host of authorityHosts(token, authorityStart, authorityEnd)) if (!push(scan, linkOf(text, host, rawPath))) return token.length;
+  return Math.min(nextHardStop(token, authorityStart, token.length), end);
+}
+
+/**
+ * Bare domains in `token[from, to)`: "see:example.com/a," -> example.com, /a. A run after `@` is an
+ * e-mail address. A domain with a path takes the browser's path; the rest of it up to the next hard
+ * stop is that path, its query or fragment, and holds no new link.
+ */
+function scanBare(scan: TokenScan, from: number, to: number): void {
+  const { token, raw } = scan;
+  let i = from;
+  while (i < to) {
     if (!isHostChar(token.charAt(i))) {
       i++;
       continue;
     }
     let j = i;
-    while (j < token.length && isHostChar(token.charAt(j))) j++;
+    while (j < to && isHostChar(token.charAt(j))) j++;
+    let hostStart = i;
+    let hostEnd = j;
+    while (hostStart < hostEnd && (token[hostStart] === '.' || token[hostStart] === '-')) hostStart++;
+    while (hostEnd > hostStart && (token[hostEnd - 1] === '.' || token[hostEnd - 1] === '-')) hostEnd--;
     const afterAt = i > 0 && token[i - 1] === '@';
-    const host = trimDotsAndHyphens(token.slice(i, j)).toLowerCase();
+    const host = mapHost(token.slice(hostStart, hostEnd));
     if (afterAt || !looksLikeDomain(host)) {
       i = j;
       continue;
@@ -199,36 +391,39 @@ function scanBare(token: string, into: Link[]): void {
     let k = j;
     if (token[k] === ':') {
       let digits = k + 1;
-      while (digits < token.length && token.charCodeAt(digits) >= 48 && token.charCodeAt(digits) <= 57) digits++;
+      while (digits < to && token.charCodeAt(digits) >= 48 && token.charCodeAt(digits) <= 57) digits++;
       if (digits > k + 1) k = digits;
     }
-    if (token[k] !== '/' && token[k] !== '\\' && token[k] !== '?' && token[k] !== '#') {
-      into.push({ text: token.slice(i, k), host, path: '' });
+    if (k >= to || !'/\\?#'.includes(token.charAt(k))) {
+      if (!push(scan, { text: raw.slice(hostStart, Math.max(hostEnd, k === j ? hostEnd : k)), host, path: '' })) return;
       i = k;
       continue;
     }
-    let end = k;
-    while (end < token.length && token[end] !== '?' && token[end] !== '#') end++;
-    into.push({ text: token.slice(i), host, path: normalizePath(token.slice(k, end)) });
-    // The rest of the token is this link's path, query or fragment.
-    return;
+    const end = Math.max(linkEnd(scan, hostStart), k);
+    const pathEnd = pathEndOf(scan, k, end);
+    if (!push(scan, linkOf(raw.slice(hostStart, end), host, token.slice(k, pathEnd)))) return;
+    i = nextHardStop(token, k, to);
   }
 }
 
-function linksInToken(rawToken: string, into: Link[]): void {
-  const token = trimPunctuation(mapDots(rawToken));
-  const schemeAt = token.indexOf('://');
-  if (schemeAt === -1) {
-    if (token.includes('.')) scanBare(token, into);
-    return;
+/**
+ * The links of one whitespace-free run. Every `://` after a letter starts a link, unless it lies in
+ * the previous link's text as a renderer reads it (`https://a.com/https://b.com` is one link to a.com;
+ * `[x](https://a.com)https://b.com` is two). Between and after them, bare domains.
+ */
+function linksInToken(raw: string, into: Link[]): void {
+  const scan: TokenScan = { raw, token: mapDotLikes(raw), ends: null, queryFrom: 0, queryAt: -1, into, budget: MAX_LINKS_PER_TOKEN };
+  const { token } = scan;
+  let cursor = 0;
+  for (let at = token.indexOf('://'); at !== -1 && scan.budget > 0; at = token.indexOf('://', at + 3)) {
+    const start = schemeStart(token, at);
+    if (start === -1 || start < cursor) continue;
+    scanBare(scan, cursor, start);
+    if (scan.budget === 0) return;
+    cursor = scanSchemeLink(scan, start, at);
+    if (cursor > at + 3) at = cursor - 3;
   }
-  let start = schemeAt;
-  while (start > 0 && /[A-Za-z0-9+.-]/.test(token.charAt(start - 1))) start--;
-  if (start > 0) scanBare(token.slice(0, start), into);
-  // Trimmed again on its own: "[text](https://a.com/b)" frames the link in the token's middle.
-  const url = trimPunctuation(token.slice(start));
-  const { host, path } = parseAuthorityAndPath(url, schemeAt - start + 3);
-  into.push({ text: url, host, path });
+  if (scan.budget > 0 && token.includes('.')) scanBare(scan, cursor, token.length);
 }
 
 /** Every link in a text, in order. */
