@@ -256,8 +256,8 @@ export async function buildApp(
     dialect,
     clock,
     textGuards: [
-      async (text, actor) => {
-        for (const guard of textGuards) await guard(actor, { channelId: '', texts: [{ field: 'body.text', text }] });
+      async (text, actor, field) => {
+        for (const guard of textGuards) await guard(actor, { channelId: '', texts: [{ field, text }] });
       },
     ],
   });
@@ -319,7 +319,18 @@ export async function buildApp(
   // Who may read and post in a channel, for the client and bot APIs (messages/send-rules.ts).
   const sendRules = createSendRules({ db, dialect, clock });
   // Message reactions (admin and client API) and message flags (client API): src/modules/reactions.
-  const reactions = createReactionsService({ db, dialect, clock, pageTokens });
+  const reactions = createReactionsService({
+    db,
+    dialect,
+    clock,
+    pageTokens,
+    // Reaction names are shown to everyone in the channel: the message text guards judge them too.
+    nameGuards: [
+      async (actor, reactionName) => {
+        for (const guard of textGuards) await guard(actor, { channelId: '', texts: [{ field: 'reactionName', text: reactionName }] });
+      },
+    ],
+  });
   const messageFlags = createMessageFlagsService({ db, clock, reactions });
   // The client API: end-user apps with a user access token (API-CONVENTIONS.md section 6).
   await app.register(

@@ -58,6 +58,18 @@ describe.each(testDatabases)('hostile input on %s', (database) => {
     }
   });
 
+  it('refuses multipart fields named like object properties with 400, storing nothing', async () => {
+    const channelId = t.uniqueId('proto');
+    await admin.createChannel(channelId);
+    const file = [{ name: 'file', fileName: 'notes.txt', contentType: 'text/plain', data: Buffer.from('notes') }];
+    for (const extra of [[['__proto__', 'a'], ['__proto__', 'b']], [['constructor', 'x']], [['toString', 'y']]] as Array<Array<[string, string]>>) {
+      const { payload, contentType } = multipartBody([['channelId', channelId], ['caption', 'hi'], ...extra], file);
+      const response = await t.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType }, payload });
+      expect({ extra, status: response.statusCode, code: response.json().code }).toEqual({ extra, status: 400, code: 400000 });
+    }
+    expect((await t.storage.db.selectFrom('messages').select('id').where('channel_id', '=', channelId).execute()).length).toBe(0);
+  });
+
   it('lists the reactors of the referenced message only, whatever else the options carry', async () => {
     const channelId = t.uniqueId('reactors');
     await admin.createChannel(channelId);

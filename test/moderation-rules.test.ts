@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BuiltApp } from '../src/app.js';
+import { createTokensService } from '../src/modules/tokens/tokens.service.js';
 import { adminClient } from './helpers/admin.js';
 import { makeJpeg, multipartBody } from './helpers/media.js';
 import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
@@ -309,6 +310,45 @@ describe.each(testDatabases)('blacklist and whitelist rules on %s', (database) =
       await admin.call('DELETE', '/api/v2/whitelist/records', { ruleIds: [rule?.ruleId] });
       await expectAccepted('see example.com and example.org');
     });
+  });
+
+  it('judges reaction names on messages and posts like texts, storing nothing refused', async () => {
+    const userId = t.uniqueId('reactor');
+    await admin.createUser(userId, { displayName: 'Reactor' });
+    const roomId = t.uniqueId('room');
+    await admin.createChannel(roomId, { userIds: [userId] });
+    const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
+    const asUser = (method: 'POST', url: string, payload: Record<string, unknown>) => t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, payload });
+    const messageId = (await admin.call('POST', '/api/v2/message', { channelId: roomId, type: 'text', data: { text: 'hello' } })).json().data.messages[0].messageId;
+    const post = await asUser('POST', '/client/v1/posts', { text: 'my post' });
+    expect(post.statusCode, post.body).toBe(200);
+    const postId = post.json().postId;
+    await add('blacklist', ['rude']);
+    await add('whitelist', ['example.com']);
+    const attempts = (reactionName: string) => [
+      admin.call('POST', '/api/v2/reactions', { referenceId: messageId, referenceType: 'message', reactionName }),
+      asUser('POST', `/client/v1/messages/${messageId}/reactions`, { reactionName }),
+      asUser('POST', `/client/v1/posts/${postId}/reactions`, { reactionName }),
+    ];
+    for (const [reactionName, code] of [['SoRude', 400308], ['evil.com', 400309]] as const) {
+      for (const attempt of attempts(reactionName)) {
+        const response = await attempt;
+        expect({ reactionName, status: response.statusCode, code: response.json().code, field: response.json().data?.detail?.[0]?.field }).toEqual({
+          reactionName,
+          status: 403,
+          code,
+          field: 'body.reactionName',
+        });
+      }
+    }
+    const rudePost = await asUser('POST', '/client/v1/posts', { text: 'so rude' });
+    expect({ status: rudePost.statusCode, field: rudePost.json().data.detail[0].field }).toEqual({ status: 403, field: 'body.text' });
+    const message = (await admin.call('GET', `/api/v2/message/${messageId}`)).json().message;
+    expect({ reactions: message.reactions, reactionsCount: message.reactionsCount }).toEqual({ reactions: {}, reactionsCount: 0 });
+    const stored = await t.storage.db.selectFrom('posts').select('reactions').where('id', '=', postId).executeTakeFirstOrThrow();
+    expect(JSON.parse(stored.reactions)).toEqual({});
+    for (const attempt of attempts('polite')) expect((await attempt).statusCode).toBe(200);
+    expect((await admin.call('GET', `/api/v2/message/${messageId}`)).json().message.reactions).toEqual({ polite: 2 });
   });
 
   it.runIf(database === 'postgres')('reaches another instance on the same database without a shared bus', async () => {

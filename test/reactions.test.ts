@@ -104,6 +104,22 @@ describe.each(testDatabases)('reactions admin API on %s', (database) => {
     expect(await messageOf(messageId)).toMatchObject({ reactions: { love: 1 }, reactionsCount: 1 });
   });
 
+  it('counts reaction names that are also names of object properties like any other', async () => {
+    const messageId = await postMessage(await channelWith());
+    const since = await latestEventId(t.storage.db);
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    for (const name of names) expect((await react('POST', messageId, name)).statusCode).toBe(200);
+    const expected = names.map((name) => [name, 1]).sort();
+    const message = await messageOf(messageId);
+    expect({ reactions: Object.entries(message.reactions).sort(), reactionsCount: message.reactionsCount }).toEqual({ reactions: expected, reactionsCount: 4 });
+    const events = await readEventsAfter(t.storage.db, since, 100);
+    const last = events[events.length - 1]?.data as { message: { reactions: Record<string, number> } };
+    expect(Object.entries(last.message.reactions).sort()).toEqual(expected);
+    expect((await react('DELETE', messageId, '__proto__')).statusCode).toBe(200);
+    const after = await messageOf(messageId);
+    expect({ reactions: Object.entries(after.reactions).sort(), reactionsCount: after.reactionsCount }).toEqual({ reactions: expected.slice(1), reactionsCount: 3 });
+  });
+
   it('accepts the form encoding of SPEC.md', async () => {
     const messageId = await postMessage(await channelWith());
     const added = await admin.form('POST', '/api/v2/reactions', `referenceId=${messageId}&referenceType=message&reactionName=clap`);

@@ -79,6 +79,21 @@ describe.each(testDatabases)('communities, posts, comments and reactions on %s',
     expect((await bob.call('POST', `/client/v1/posts/${postId}/comments`, { text: 'late' })).statusCode).toBe(404);
   });
 
+  it('counts post reaction names that are also names of object properties like any other', async () => {
+    const [ann, bob, cy] = [await kit.user('ann'), await kit.user('bob'), await kit.user('cy')];
+    const postId = await kit.post(ann, null);
+    for (const user of [bob, cy]) await user.ok('POST', `/client/v1/posts/${postId}/reactions`, { reactionName: 'constructor' });
+    for (const reactionName of ['__proto__', 'toString']) await bob.ok('POST', `/client/v1/posts/${postId}/reactions`, { reactionName });
+    const counts = async () => {
+      const stored = await t.storage.db.selectFrom('posts').select('reactions').where('id', '=', postId).executeTakeFirstOrThrow();
+      return Object.entries(JSON.parse(stored.reactions) as Record<string, unknown>).sort();
+    };
+    expect(await counts()).toEqual([['__proto__', 1], ['constructor', 2], ['toString', 1]]);
+    await bob.ok('DELETE', `/client/v1/posts/${postId}/reactions/constructor`);
+    await bob.ok('DELETE', `/client/v1/posts/${postId}/reactions/__proto__`);
+    expect(await counts()).toEqual([['constructor', 1], ['toString', 1]]);
+  });
+
   it('needs membership to comment on or like a community post', async () => {
     const [ann, bob] = [await kit.user('ann'), await kit.user('bob')];
     const communityId = await kit.community(ann, 'Members only');

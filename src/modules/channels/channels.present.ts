@@ -11,6 +11,14 @@ export function parseJson<T>(text: string, fallback: T): T {
   }
 }
 
+/**
+ * A JSON object of counts keyed by names users choose (reactions), with no prototype: `__proto__` or
+ * `constructor` is then a key like any other, where a plain object would read or replace its own.
+ */
+export function parseCounts(text: string): Record<string, number> {
+  return Object.assign(Object.create(null) as Record<string, number>, parseJson<Record<string, number>>(text, {}));
+}
+
 /** A mute ends by itself when its time passes; no job has to clear it. */
 function muteState(muteUntil: number | null, now: number): { isMuted: boolean; muteTimeout: string | null } {
   const isMuted = muteUntil !== null && muteUntil > now;

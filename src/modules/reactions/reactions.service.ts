@@ -51,7 +51,10 @@ function liveOrNotFound(message: ReactedMessage | undefined): ReactedMessage {
   return message;
 }
 
-export function createReactionsService(deps: { db: Executor; dialect: Dialect; clock: Clock; pageTokens: PageTokens }) {
+/** Checks a reaction name before it is added (the moderation rules); throws to refuse it. */
+export type ReactionNameGuard = (actor: ReactionActor, reactionName: string) => void | Promise<void>;
+
+export function createReactionsService(deps: { db: Executor; dialect: Dialect; clock: Clock; pageTokens: PageTokens; nameGuards?: readonly ReactionNameGuard[] }) {
   const { db, dialect, clock, pageTokens } = deps;
   const store = createReactionsStore(db, dialect);
   const channels = createChannelsStore(db, dialect);
@@ -59,7 +62,8 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
 
   /** Rebuilds the message's `reactions` map and `reactionsCount` from its counts, inside the change's transaction. */
   async function refreshSummary(inTrx: ReactionsStore, message: ReactedMessage, now: number): Promise<ReactionSummary> {
-    const reactions: Record<string, number> = {};
+    // No prototype: a reaction named `__proto__` must be a key like any other, not replace the prototype.
+    const reactions: Record<string, number> = Object.create(null);
     let reactionsCount = 0;
     for (const row of await inTrx.countsOf(message.id)) {
       reactions[row.reaction_name] = row.reaction_count;
@@ -92,6 +96,8 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
 
   return {
     async add(actor: ReactionActor, messageId: string, reactionName: string): Promise<ReactionChange> {
+      // Everyone in the channel sees the name in the message's reactions: it passes the text guards.
+      for (const guard of deps.nameGuards ?? []) await guard(actor, reactionName);
       return change(
         messageId,
         async (inTrx, message, now) => {

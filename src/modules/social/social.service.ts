@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
-import { parseJson } from '../channels/channels.present.js';
+import { parseCounts } from '../channels/channels.present.js';
 import { createUsersStore } from '../users/users.store.js';
 import type { ActivityActor, ActivityPost, SocialEventData, SocialEventType } from './social.events.js';
 import { presentComment, presentPost, presentPostReaction } from './social.present.js';
@@ -15,10 +15,11 @@ export interface SocialActor {
 }
 
 /**
- * The moderation seam for post and comment text: a guard refuses by throwing an AppError. It sees
- * the text and the writer; app.ts adapts the message text guards to it.
+ * The moderation seam for post and comment text and post reaction names: a guard refuses by throwing
+ * an AppError. It sees the text, the writer and the field to name (relative to the body); app.ts adapts the message text
+ * guards to it.
  */
-export type PostTextGuard = (text: string, actor: SocialActor) => void | Promise<void>;
+export type PostTextGuard = (text: string, actor: SocialActor, field: string) => void | Promise<void>;
 
 export const MAX_POST_TEXT_LENGTH = 20_000;
 
@@ -53,7 +54,7 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
         detail: [{ field: 'body.text', message: `must be at most ${MAX_POST_TEXT_LENGTH} characters` }],
       });
     }
-    for (const guard of textGuards) await guard(text, actor);
+    for (const guard of textGuards) await guard(text, actor, 'text');
   }
 
   /** The actor as the tray will show them: the name and avatar they have now, at the event. */
@@ -223,6 +224,8 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
 
     /** Adding a reaction the user already has changes nothing and answers the existing one. */
     async addReaction(actor: SocialActor, postId: string, reactionName: string): Promise<PostReactionRow> {
+      // Others see the name in the post's reactions, so it passes the text guards like a text.
+      for (const guard of textGuards) await guard(reactionName, actor, 'reactionName');
       const now = clock.now();
       return inTransaction(now, async (store, trx, at) => {
         const { post, about } = await reachablePost(store, postId, actor.userId, true);
@@ -231,7 +234,7 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
         const who = await activityActorOf(trx, actor.userId);
         const row: PostReactionRow = { id: newObjectId(now), post_id: postId, user_id: actor.userId, reaction_name: reactionName, created_at: at };
         if (!(await store.insertReaction(row))) throw new AppError('conflict', 'The reaction changed meanwhile; try again.');
-        const counts = parseJson<Record<string, number>>(post.reactions, {});
+        const counts = parseCounts(post.reactions);
         counts[reactionName] = (counts[reactionName] ?? 0) + 1;
         await store.updatePost(postId, { reactions: JSON.stringify(counts) });
         await emit(trx, 'post.reaction.added', { at, actor: who, post: about, sourceId: row.id, reactionName, record: presentPostReaction(row) }, now);
@@ -247,7 +250,7 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
         const existing = await store.findReaction(postId, actor.userId, reactionName);
         if (!existing) throw notFound('Reaction');
         await store.deleteReaction(existing.id);
-        const counts = parseJson<Record<string, number>>(post.reactions, {});
+        const counts = parseCounts(post.reactions);
         const left = (counts[reactionName] ?? 1) - 1;
         if (left > 0) counts[reactionName] = left;
         else delete counts[reactionName];
