@@ -294,7 +294,7 @@ export async function buildApp(
   await events.consumers.register('webhooks', (trx, batch) => webhooks.schedule(trx, batch), ['message.created']);
   webhooks.start();
   const gateway = createRealtimeGateway({
-    store: createRealtimeStore(db),
+    store: createRealtimeStore(db, dialect),
     clock,
     options: options.gateway ?? {},
     onError: (error) => app.log.warn({ err: error }, 'stream re-check failed'),

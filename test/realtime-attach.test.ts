@@ -44,7 +44,7 @@ describe.each(testDatabases)('a socket attaching on %s', (database) => {
     await admin.createChannel(channelId, { userIds: [userId] });
     await admin.createChannel(stays, { userIds: [userId] });
 
-    const store = createRealtimeStore(t.storage.db);
+    const store = createRealtimeStore(t.storage.db, t.storage.dialect);
     const channelsRead = gate();
     const join = gate();
     const gatedStore = {

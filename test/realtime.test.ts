@@ -123,6 +123,33 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
     second.socket.close();
   });
 
+  it('tells a user who was offline that they were removed from a channel, or banned from one', async () => {
+    const [kim, ola] = [await userWithToken('kim'), await userWithToken('ola')];
+    const [removedFrom, bannedFrom, elsewhere] = [t.uniqueId('left'), t.uniqueId('banned'), t.uniqueId('other')];
+    for (const channelId of [removedFrom, bannedFrom]) await admin.createChannel(channelId, { userIds: [kim.userId, ola.userId] });
+    await admin.createChannel(elsewhere, { userIds: [ola.userId] });
+    await t.events.relay.flush();
+    const since = Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
+    // Kim is offline for all of this.
+    await admin.call('DELETE', `/api/v2/channel/${removedFrom}/users`, { userIds: [kim.userId] });
+    expect((await admin.call('POST', `/api/v2/channel/${bannedFrom}/users/ban`, { userIds: [kim.userId] })).statusCode).toBe(200);
+    await admin.call('DELETE', `/api/v2/channel/${elsewhere}/users`, { userIds: [ola.userId] });
+    await admin.call('POST', '/api/v2/channel/displayName', { channelId: removedFrom, displayName: 'after kim left' });
+    await admin.call('POST', '/api/v2/message', { channelId: bannedFrom, type: 'text', data: { text: 'after kim was banned' } });
+    // A channel Kim joins afterwards marks the end of the replay.
+    const markId = t.uniqueId('mark');
+    await admin.createChannel(markId, { userIds: [kim.userId] });
+
+    const stream = await openStream(`${base}/client/v1/stream?token=${kim.token}&since=${since}`);
+    await stream.waitFor((frames) => frames.some((frame) => frame.type === 'member.added'));
+    expect(stream.frames.map((frame) => [frame.type, frame.data.channelId, frame.data.userIds])).toEqual([
+      ['member.removed', removedFrom, [kim.userId]],
+      ['member.removed', bannedFrom, [kim.userId]],
+      ['member.added', markId, expect.arrayContaining([kim.userId])],
+    ]);
+    stream.socket.close();
+  });
+
   it('ends the streams of a user banned while connected, with 4003', async () => {
     const ban = await userWithToken('ban-live');
     const first = await openStream(`${base}/client/v1/stream?token=${ban.token}`);

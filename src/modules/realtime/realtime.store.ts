@@ -1,8 +1,15 @@
-import type { Executor } from '../../storage/database.js';
+import { sql } from 'kysely';
+import type { Dialect, Executor } from '../../storage/database.js';
 import { type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
 import { chunks } from '../../storage/chunks.js';
 
-export function createRealtimeStore(db: Executor) {
+export function createRealtimeStore(db: Executor, dialect: Dialect) {
+  /** Whether an outbox row's `userIds` (a member event's data) holds the user. */
+  const namesUser = (userId: string) =>
+    dialect === 'postgres'
+      ? sql<boolean>`(outbox.payload::jsonb -> 'userIds') @> to_jsonb(${userId}::text)`
+      : sql<boolean>`exists (select 1 from json_each(outbox.payload, '$.userIds') where json_each.value = ${userId})`;
+
   return {
     async channelIdsOf(userId: string): Promise<string[]> {
       const rows = await db
@@ -20,7 +27,10 @@ export function createRealtimeStore(db: Executor) {
      * the row and a re-add makes a new one), after an id. A newcomer resuming from an old id must not
      * be handed the channel's earlier history, nor what was said while they were out, nor the text of
      * a message deleted since (its `message.created` keeps it). The bound is the event's commit-time
-     * clock, so an event of the very millisecond of the join may be included.
+     * clock, so an event of the very millisecond of the join may be included. And the removals that
+     * name them (`member.removed`, from a removal or a ban): by then they are no member, but a client
+     * that was offline must still learn that a channel is gone. Closing a channel is not among them:
+     * its event names no members.
      */
     async eventsFor(userId: string, afterId: number, limit: number): Promise<OutboxEvent[]> {
       const rows = await db
@@ -39,6 +49,7 @@ export function createRealtimeStore(db: Executor) {
                 .where('member.membership', '=', 'member')
                 .whereRef('outbox.created_at', '>=', 'member.created_at'),
             ),
+            eb.and([eb('type', '=', 'member.removed'), namesUser(userId)]),
           ]),
         )
         .orderBy('id')
