@@ -243,6 +243,23 @@ describe('links and the whitelist matcher', () => {
       'https://EVİL.com',
       // Over a hundred links in one whitespace-free run is refused whole.
       'example.com,'.repeat(101),
+      // As a Markdown renderer reads a destination: escapes taken, references decoded, spaces in <...> dropped.
+      '[x](https://example.com\\@evil.com)',
+      '[x](<https://example.com @evil.com>)',
+      '[x][1]\n\n[1]: <https://example.com @evil.com>',
+      '<a href="https://example.com\n@evil.com">x</a>',
+      '[x](//evil&#46;com)',
+      '[x](https&#58;//evil&#46;com)',
+      '[x](http:evil&#x2E;com)',
+      '[x](https://example.com&commat;evil.com)',
+      // Links whatever their top-level label: protocol-relative, a scheme without slashes, www.
+      '[x](//evil.zip)',
+      'see //evil.zip',
+      '<http:evil.zip>',
+      'www.evil.zip',
+      // IDNA drops a soft hyphen, so the host is www.example.com.evil.com.
+      'www.example.com\u00ad.evil.c\u00adom',
+      'https://ev%69l.com',
     ]) {
       expect({ text, kind: matcher.check(text)?.kind }).toEqual({ text, kind: 'notWhitelisted' });
     }
@@ -257,9 +274,33 @@ describe('links and the whitelist matcher', () => {
       '[guide](https://docs.example.org/guide/intro)',
       'https://\uff45\uff58\uff41\uff4d\uff50\uff4c\uff45\uff0e\uff43\uff4f\uff4d/x',
       'example.com,'.repeat(99),
+      // Prose right after a link is no part of its host: no top-level domain holds punctuation or a symbol.
+      'see https://example.com\u{1f600}',
+      '\u770b\u8fd9\u4e2ahttps://example.com\uff0c\u5f88\u597d',
+      'https://example.com\uff01',
+      '\u201chttps://example.com\u201d',
+      '\u00abhttps://example.com\u00bb',
+      'https://example.com\u2014nice',
+      'https://example.com\u2019s page',
+      // The host as the URL parser reads it: percent-decoded.
+      'https://ex%61mple.com/x',
+      '[x](<https://docs.example.org/guide/a b>)',
     ]) {
       expect({ text, result: matcher.check(text) }).toEqual({ text, result: null });
     }
+  });
+
+  it('compares hosts in the form browsers connect to: IDNA, IPv4 and IPv6 literals', () => {
+    const sharp = whitelist('straße.de');
+    expect(sharp.check('https://straße.de/a')).toBeNull();
+    // UTS 46 maps the capital sharp s to "ss": a browser goes to strasse.de.
+    expect(sharp.check('https://STRAẞE.de')?.kind).toBe('notWhitelisted');
+    const literals = whitelist('[::1]', '127.0.0.1');
+    expect(literals.check('http://[::1]:8080/x and http://127.0.0.1/')).toBeNull();
+    expect(literals.check('http://0x7f.1/')).toBeNull();
+    expect(literals.check('http://[::2]/')?.kind).toBe('notWhitelisted');
+    expect(literals.check('http://0x7f.2/')?.kind).toBe('notWhitelisted');
+    expect(parseWhitelistRule('пример.рф')).toEqual({ host: 'xn--e1afmkfd.xn--p1ai', path: '' });
   });
 
   it('applies a rule path as a prefix of whole segments, after resolving dot segments', () => {
@@ -333,5 +374,9 @@ describe('links and the whitelist matcher', () => {
     expect(matcher.check(`x://a.com)`.repeat(20_000))?.kind).toBe('notWhitelisted');
     expect(matcher.check(`https://${"a'".repeat(30_000)}@site1.example.com`)?.kind).toBe('notWhitelisted');
     expect(matcher.check(`a.com/'`.repeat(20_000))?.kind).toBe('notWhitelisted');
+    // 98 allowed links sharing one 30,000-character path: past the path budget a path is not resolved.
+    expect(matcher.check(`${"https://site1.example.com/p1/'".repeat(98)}${'/x'.repeat(15_000)}`)?.kind).toBe('notWhitelisted');
+    expect(matcher.check(`https://site1.example.com/p1/${'/x'.repeat(15_000)}`)).toBeNull();
+    expect(matcher.check(`${'&#46;'.repeat(8_000)} ${'\\@'.repeat(8_000)} ${'[x](<'.repeat(8_000)}`)).toBeNull();
   });
 });

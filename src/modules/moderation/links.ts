@@ -13,7 +13,12 @@
  * their compatibility form (`ｅｖｉｌ．ｃｏｍ` is evil.com), as browsers map them.
  */
 
-/** A link found in text: its host (lower case, no port) and its path ("" or "/a/b", no trailing slash). */
+import { domainToUnicode } from 'node:url';
+
+/**
+ * A link found in text: its host as a browser connects to it (canonicalHost) and its path ("" or
+ * "/a/b", no trailing slash; PATH_NOT_RESOLVED once a text's path budget is spent).
+ */
 export interface Link {
   text: string;
   host: string;
@@ -23,6 +28,8 @@ export interface Link {
 /** Runs without whitespace: a browser reads a URL up to the first space, whatever renderers do. */
 const TOKEN = /\S+/gu;
 const NON_ASCII = /[^\x00-\x7f]/;
+const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+const DEFAULT_IGNORABLES = /\p{Default_Ignorable_Code_Point}/gu;
 const HOST_CHAR = /[\p{L}\p{N}\p{M}.-]/u;
 const LABEL_CHAR = /[\p{L}\p{N}\p{M}-]/u;
 const LETTER = /[\p{L}\p{M}]/u;
@@ -58,9 +65,10 @@ const MAX_LABEL_LENGTH = 63;
 const ASCII_HOST = new Uint8Array(128);
 for (let code = 0; code < 128; code++) ASCII_HOST[code] = /[A-Za-z0-9.-]/.test(String.fromCharCode(code)) ? 1 : 0;
 
+/** Letters, digits, marks, `.` and `-`, and the invisible characters IDNA drops (a soft hyphen splits no host). */
 function isHostChar(char: string): boolean {
   const code = char.charCodeAt(0);
-  return code < 128 ? ASCII_HOST[code] === 1 : HOST_CHAR.test(char);
+  return code < 128 ? ASCII_HOST[code] === 1 : HOST_CHAR.test(char) || DEFAULT_IGNORABLE.test(char);
 }
 
 function isLabelChar(char: string): boolean {
@@ -162,9 +170,17 @@ export function parseAuthorityAndPath(text: string, from: number): { host: strin
 const HARD_STOP_ASCII = new Uint8Array(128);
 for (const char of '<>"\'`()[]{}|^') HARD_STOP_ASCII[char.charCodeAt(0)] = 1;
 const NON_ASCII_STOP = /^[\p{P}\p{S}]$/u;
+/** Fullwidth, ideographic and halfwidth full stops: IDNA reads them as dots. */
 const DOT_LIKE = /[\u3002\uff0e\uff61]/gu;
 /** More links than this in one whitespace-free run is not prose: the run is refused whole (keeps the scan linear). */
 const MAX_LINKS_PER_TOKEN = 100;
+/**
+ * Characters of paths one text may resolve for path rules. A run of links shares one long tail (each
+ * link's path runs to the end of the run), so resolving every path would be quadratic; past the
+ * budget a link's path is PATH_NOT_RESOLVED, which no rule path allows. Four times the longest text.
+ */
+const PATH_BUDGET = 200_000;
+export const PATH_NOT_RESOLVED = '/\u0000';
 
 function isHardStop(text: string, index: number): boolean {
   const code = text.charCodeAt(index);
@@ -174,35 +190,51 @@ function isHardStop(text: string, index: number): boolean {
   return NON_ASCII_STOP.test(String.fromCodePoint(codePoint));
 }
 
-function hasAsciiHardStop(host: string): boolean {
-  for (let i = 0; i < host.length; i++) {
-    const code = host.charCodeAt(i);
-    if (code < 128 && HARD_STOP_ASCII[code] === 1) return true;
-  }
-  return false;
-}
-
 /** Ideographic and fullwidth full stops read as dots; one UTF-16 unit each, so indexes stay put. */
 function mapDotLikes(token: string): string {
   return NON_ASCII.test(token) ? token.replace(DOT_LIKE, '.') : token;
 }
 
-/** A host as browsers compare it: compatibility forms folded (fullwidth letters, ligatures), lower case. */
+/** A host run as read for its shape (is it a domain?): compatibility forms folded, invisibles dropped, lower case. */
 function mapHost(host: string): string {
-  let mapped = NON_ASCII.test(host) ? mapDots(host) : host;
+  let mapped = NON_ASCII.test(host) ? mapDots(host).replace(DEFAULT_IGNORABLES, '') : host;
   mapped = mapped.toLowerCase();
   while (mapped.endsWith('.')) mapped = mapped.slice(0, -1);
   return mapped;
 }
 
-/** The host of an authority or of its tail after the last `@`: before the port, or the bracketed IPv6 literal. */
-function hostOfAuthority(authority: string): string {
-  if (authority.startsWith('[')) {
-    const close = authority.indexOf(']');
-    return mapHost(close === -1 ? authority : authority.slice(0, close + 1));
+/** ASCII labels whose last one is a name, not a number: the URL parser would only lower-case them. */
+const PLAIN_HOST = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/;
+const NUMERIC_LABEL = /^(?:[0-9]+|0x[0-9a-f]*)$/i;
+const TOP_LABEL_CHARS = /^[a-z0-9_-]+$/;
+const UNICODE_TOP_LABEL = /^[\p{L}\p{M}\p{N}-]+$/u;
+
+/**
+ * The host a browser connects to for the host text of an authority: parsed by the WHATWG URL parser
+ * Node ships (the one browsers follow): percent-decoded, IDNA-mapped (fullwidth and compatibility forms,
+ * invisible characters dropped, `ẞ` to `ss`), IPv4 forms made dotted (`0x7f.1` is 127.0.0.1), lower
+ * case, without a trailing dot. '' when no browser reaches it: the parser refuses it (`ev\u2066il.com`),
+ * or its top label holds what no top-level domain can, punctuation or a symbol (`example.com”`,
+ * `good.com's`: prose around a link, not a host).
+ */
+export function canonicalHost(text: string): string {
+  if (PLAIN_HOST.test(text)) {
+    const top = text.slice(text.lastIndexOf('.') + 1);
+    if (!NUMERIC_LABEL.test(top)) return text.toLowerCase();
   }
-  const colon = authority.indexOf(':');
-  return mapHost(colon === -1 ? authority : authority.slice(0, colon));
+  let host: string;
+  try {
+    host = new URL(`http://${text}`).hostname;
+  } catch {
+    return '';
+  }
+  while (host.endsWith('.')) host = host.slice(0, -1);
+  if (host.length === 0) return '';
+  if (host.startsWith('[')) return host;
+  const top = host.slice(host.lastIndexOf('.') + 1);
+  if (!TOP_LABEL_CHARS.test(top)) return '';
+  if (top.startsWith('xn--') && !UNICODE_TOP_LABEL.test(domainToUnicode(top))) return '';
+  return host;
 }
 
 /**
@@ -249,37 +281,6 @@ function nextHardStop(token: string, from: number, to: number): number {
   return i;
 }
 
-/**
- * Every host a reading of the authority `token[from, to)` can give. A browser takes the text after the
- * last `@` before `/`, `\`, `?` or `#`; a renderer may end the link at a hard stop first, and then the
- * host is what follows the last `@` before that stop. `https://evil.com'@good.com` is evil.com to a
- * linkifier that stops at the quote and good.com to a browser: both are judged. Per `@`-separated part
- * only the cut at its first and its second stop can differ from one another (every later cut keeps the
- * first stop inside the host), so the work is linear in the authority. A host that still holds an
- * ASCII stop no browser can reach (`good.com's`), and an empty one names nothing: both are left out.
- */
-function authorityHosts(token: string, from: number, to: number): string[] {
-  const hosts = new Set<string>();
-  const add = (authority: string) => {
-    const host = hostOfAuthority(authority);
-    if (host.length > 0 && !hasAsciiHardStop(host)) hosts.add(host);
-  };
-  let partStart = from;
-  while (partStart <= to) {
-    let partEnd = token.indexOf('@', partStart);
-    if (partEnd === -1 || partEnd > to) partEnd = to;
-    const firstStop = nextHardStop(token, partStart, partEnd);
-    if (firstStop < partEnd) {
-      add(token.slice(partStart, firstStop));
-      const secondStop = nextHardStop(token, firstStop + 1, partEnd);
-      if (secondStop < partEnd) add(token.slice(partStart, secondStop));
-    }
-    if (partEnd === to) add(token.slice(partStart, to));
-    partStart = partEnd + 1;
-  }
-  return [...hosts];
-}
-
 /** Where the scheme before the `://` at `at` begins (a letter, then letters, digits, `+`, `-`, `.`), or -1. */
 function schemeStart(token: string, at: number): number {
   let start = at;
@@ -290,28 +291,111 @@ function schemeStart(token: string, at: number): number {
 
 interface TokenScan {
   raw: string;
-  ends: LinkEnds | null;
-  /** The first `?` or `#` at or after `queryFrom` (links are met left to right, so the search is shared). */
-  queryFrom: number;
-  queryAt: number;
   /** `raw` with dot-like characters as dots. */
   token: string;
+  ends: LinkEnds | null;
+  /** The first `?` or `#` at or after `queryFrom` (links are met left to right, so searches are shared). */
+  queryFrom: number;
+  queryAt: number;
+  /** The first `@` at or after `atFrom`. */
+  atFrom: number;
+  atAt: number;
   into: Link[];
   /** Links this token may still add before it is refused whole. */
   budget: number;
+  /** Path characters the whole text may still resolve. */
+  paths: { left: number };
+}
+
+/** The first position at or after `from` where `code` stands, or the token's length; cached per search. */
+function nextCode(scan: TokenScan, code: 63 | 64, from: number): number {
+  const { token } = scan;
+  if (code === 64) {
+    if (from < scan.atFrom || from > scan.atAt) {
+      let at = from;
+      while (at < token.length && token.charCodeAt(at) !== 64) at++;
+      scan.atFrom = from;
+      scan.atAt = at;
+    }
+    return scan.atAt;
+  }
+  if (from < scan.queryFrom || from > scan.queryAt) {
+    let at = from;
+    while (at < token.length && token.charCodeAt(at) !== 63 && token.charCodeAt(at) !== 35) at++;
+    scan.queryFrom = from;
+    scan.queryAt = at;
+  }
+  return scan.queryAt;
 }
 
 /**
- * A link whose path is resolved on first read: only a host with path rules needs it, and a run of many
- * links would otherwise resolve the same long tail once per link.
+ * Every host a reading of the authority `token[from, to)` can give. A browser takes the text after the
+ * last `@` before `/`, `\`, `?` or `#`; a renderer may end the link at a hard stop first, and then the
+ * host is what follows the last `@` before that stop. `https://evil.com'@good.com` is evil.com to a
+ * linkifier that stops at the quote and good.com to a browser: both are judged.
+ *
+ * A reading whose host holds a stop: the labels up to the one holding the stop are no rule's, so
+ * whether it is allowed is decided by the labels after that one, as for a subdomain
+ * (`x'y.docs.good.com` is allowed where docs.good.com is), and a stop in the top label is no host at
+ * all. So each reading costs the labels between two stops, and the whole authority is read in linear time.
  */
-function linkOf(text: string, host: string, rawPath: string): Link {
+function authorityHosts(scan: TokenScan, from: number, to: number): string[] {
+  const { token } = scan;
+  const hosts = new Set<string>();
+  const add = (start: number, end: number) => {
+    const host = start < end ? canonicalHost(token.slice(start, end)) : '';
+    if (host !== '') hosts.add(host);
+  };
+  /** The reading whose host is token[start, end), the last stop in it at `lastStop` (-1: none). */
+  const read = (start: number, lastStop: number, end: number) => {
+    if (lastStop === -1) return add(start, end);
+    let dot = lastStop + 1;
+    while (dot < end && token.charCodeAt(dot) !== 46) dot++;
+    if (dot < end) add(dot + 1, end);
+  };
+  let partStart = from;
+  while (partStart <= to) {
+    const partEnd = Math.min(nextCode(scan, 64, partStart), to);
+    const isLast = partEnd === to;
+    const close = token.charCodeAt(partStart) === 91 ? token.indexOf(']', partStart) : -1;
+    if (close !== -1 && close < partEnd) {
+      // An IPv6 literal: its brackets are its own, not stops.
+      if (isLast || nextHardStop(token, close + 1, partEnd) < partEnd) add(partStart, close + 1);
+    } else {
+      let hostEnd = partStart;
+      while (hostEnd < partEnd && token.charCodeAt(hostEnd) !== 58) hostEnd++;
+      let lastStop = -1;
+      for (let i = partStart; i < hostEnd; i++) {
+        if (!isHardStop(token, i)) continue;
+        read(partStart, lastStop, i);
+        lastStop = i;
+      }
+      // The whole host: the browser's reading of the last part, or a renderer's stop in a port.
+      if (isLast || nextHardStop(token, hostEnd, partEnd) < partEnd) read(partStart, lastStop, hostEnd);
+    }
+    partStart = partEnd + 1;
+  }
+  return [...hosts];
+}
+
+/**
+ * A link whose path is resolved on first read: only a host with path rules needs it. Past the text's
+ * path budget it is PATH_NOT_RESOLVED.
+ */
+function linkOf(scan: TokenScan, text: string, host: string, rawPath: string): Link {
   let path: string | undefined;
+  const budget = scan.paths;
   return {
     text,
     host,
     get path() {
-      path ??= normalizePath(rawPath);
+      if (path === undefined) {
+        if (rawPath.length > budget.left) path = PATH_NOT_RESOLVED;
+        else {
+          budget.left -= rawPath.length;
+          path = normalizePath(rawPath);
+        }
+      }
       return path;
     },
   };
@@ -320,17 +404,6 @@ function linkOf(text: string, host: string, rawPath: string): Link {
 function linkEnd(scan: TokenScan, start: number): number {
   scan.ends ??= new LinkEnds(scan.token);
   return scan.ends.endOf(start);
-}
-
-/** Where a path starting at `from` ends: at the first `?` or `#`, or at `end`. */
-function pathEndOf(scan: TokenScan, from: number, end: number): number {
-  if (from < scan.queryFrom || from > scan.queryAt) {
-    let at = from;
-    while (at < scan.token.length && scan.token.charCodeAt(at) !== 63 && scan.token.charCodeAt(at) !== 35) at++;
-    scan.queryFrom = from;
-    scan.queryAt = at;
-  }
-  return Math.min(scan.queryAt, end);
 }
 
 function push(scan: TokenScan, link: Link): boolean {
@@ -356,17 +429,35 @@ function scanSchemeLink(scan: TokenScan, start: number, at: number): number {
   while (authorityStart < end && (token[authorityStart] === '/' || token[authorityStart] === '\\')) authorityStart++;
   let authorityEnd = authorityStart;
   while (authorityEnd < end && !'/\\?#'.includes(token.charAt(authorityEnd))) authorityEnd++;
-  const pathEnd = pathEndOf(scan, authorityEnd, end);
+  const pathEnd = Math.min(nextCode(scan, 63, authorityEnd), end);
   const rawPath = token.slice(authorityEnd, pathEnd);
   const text = raw.slice(start, end);
-  for (const host of authorityHosts(token, authorityStart, authorityEnd)) if (!push(scan, linkOf(text, host, rawPath))) return token.length;
+  for (const host of authorityHosts(scan, authorityStart, authorityEnd)) if (!push(scan, linkOf(scan, text, host, rawPath))) return token.length;
   return Math.min(nextHardStop(token, authorityStart, token.length), end);
 }
 
+/** `http:`, `https:`, `ftp:`, `ws:` or `wss:` right before `at`: `http:evil.zip` is a link to evil.zip for a browser. */
+const SPECIAL_SCHEME_BEFORE = /(?:^|[^A-Za-z0-9+.-])(?:https?|ftp|wss?):$/i;
+
 /**
- * Bare domains in `token[from, to)`: "see:example.com/a," -> example.com, /a. A run after `@` is an
- * e-mail address. A domain with a path takes the browser's path; the rest of it up to the next hard
- * stop is that path, its query or fragment, and holds no new link.
+ * Whether a host run is a link: a domain with a known top-level label, or, whatever its top label, a
+ * host after `//` (`[x](//evil.zip)`, protocol-relative) or after a special scheme without slashes
+ * (`<http:evil.zip>`), or a `www.` host (GFM's www autolinks). A run after `@` is an e-mail address.
+ */
+function isBareLink(token: string, runStart: number, host: string): boolean {
+  if (runStart > 0 && token.charCodeAt(runStart - 1) === 64) return false;
+  if (looksLikeDomain(host)) return true;
+  const labels = labelsOf(host, false);
+  if (labels === null) return false;
+  if (SPECIAL_SCHEME_BEFORE.test(token.slice(Math.max(0, runStart - 7), runStart))) return true;
+  if (labels.length < 2) return false;
+  return labels[0] === 'www' || (runStart >= 2 && token.charCodeAt(runStart - 1) === 47 && token.charCodeAt(runStart - 2) === 47);
+}
+
+/**
+ * Bare domains in `token[from, to)`: "see:example.com/a," -> example.com, /a. A domain with a path
+ * takes the browser's path; the rest of it up to the next hard stop is that path, its query or
+ * fragment, and holds no new link.
  */
 function scanBare(scan: TokenScan, from: number, to: number): void {
   const { token, raw } = scan;
@@ -382,12 +473,11 @@ function scanBare(scan: TokenScan, from: number, to: number): void {
     let hostEnd = j;
     while (hostStart < hostEnd && (token[hostStart] === '.' || token[hostStart] === '-')) hostStart++;
     while (hostEnd > hostStart && (token[hostEnd - 1] === '.' || token[hostEnd - 1] === '-')) hostEnd--;
-    const afterAt = i > 0 && token[i - 1] === '@';
-    const host = mapHost(token.slice(hostStart, hostEnd));
-    if (afterAt || !looksLikeDomain(host)) {
+    if (!isBareLink(token, i, mapHost(token.slice(hostStart, hostEnd)))) {
       i = j;
       continue;
     }
+    const host = canonicalHost(token.slice(hostStart, hostEnd));
     let k = j;
     if (token[k] === ':') {
       let digits = k + 1;
@@ -395,13 +485,13 @@ function scanBare(scan: TokenScan, from: number, to: number): void {
       if (digits > k + 1) k = digits;
     }
     if (k >= to || !'/\\?#'.includes(token.charAt(k))) {
-      if (!push(scan, { text: raw.slice(hostStart, Math.max(hostEnd, k === j ? hostEnd : k)), host, path: '' })) return;
+      if (host !== '' && !push(scan, { text: raw.slice(hostStart, Math.max(hostEnd, k === j ? hostEnd : k)), host, path: '' })) return;
       i = k;
       continue;
     }
     const end = Math.max(linkEnd(scan, hostStart), k);
-    const pathEnd = pathEndOf(scan, k, end);
-    if (!push(scan, linkOf(raw.slice(hostStart, end), host, token.slice(k, pathEnd)))) return;
+    const pathEnd = Math.min(nextCode(scan, 63, k), end);
+    if (host !== '' && !push(scan, linkOf(scan, raw.slice(hostStart, end), host, token.slice(k, pathEnd)))) return;
     i = nextHardStop(token, k, to);
   }
 }
@@ -411,8 +501,19 @@ function scanBare(scan: TokenScan, from: number, to: number): void {
  * the previous link's text as a renderer reads it (`https://a.com/https://b.com` is one link to a.com;
  * `[x](https://a.com)https://b.com` is two). Between and after them, bare domains.
  */
-function linksInToken(raw: string, into: Link[]): void {
-  const scan: TokenScan = { raw, token: mapDotLikes(raw), ends: null, queryFrom: 0, queryAt: -1, into, budget: MAX_LINKS_PER_TOKEN };
+function linksInToken(raw: string, into: Link[], paths: { left: number }): void {
+  const scan: TokenScan = {
+    raw,
+    token: mapDotLikes(raw),
+    ends: null,
+    queryFrom: 0,
+    queryAt: -1,
+    atFrom: 0,
+    atAt: -1,
+    into,
+    budget: MAX_LINKS_PER_TOKEN,
+    paths,
+  };
   const { token } = scan;
   let cursor = 0;
   for (let at = token.indexOf('://'); at !== -1 && scan.budget > 0; at = token.indexOf('://', at + 3)) {
@@ -423,22 +524,96 @@ function linksInToken(raw: string, into: Link[]): void {
     cursor = scanSchemeLink(scan, start, at);
     if (cursor > at + 3) at = cursor - 3;
   }
-  if (scan.budget > 0 && token.includes('.')) scanBare(scan, cursor, token.length);
+  if (scan.budget > 0) scanBare(scan, cursor, token.length);
 }
 
-/** Every link in a text, in order. */
-export function extractLinks(text: string): Link[] {
-  const links: Link[] = [];
+/** HTML5's names for the ASCII punctuation a URL is made of (and a few invisible ones); `&#...;` covers the rest. */
+const NAMED_REFERENCES: Record<string, string> = {
+  amp: '&', AMP: '&', lt: '<', LT: '<', gt: '>', GT: '>', quot: '"', QUOT: '"', apos: "'", period: '.', colon: ':', sol: '/',
+  bsol: '\\', commat: '@', quest: '?', num: '#', excl: '!', dollar: '$', percnt: '%', lpar: '(', rpar: ')', ast: '*',
+  midast: '*', plus: '+', comma: ',', semi: ';', equals: '=', lsqb: '[', lbrack: '[', rsqb: ']', rbrack: ']', lowbar: '_',
+  UnderBar: '_', grave: '`', DiacriticalGrave: '`', lcub: '{', lbrace: '{', rcub: '}', rbrace: '}', verbar: '|', vert: '|',
+  VerticalLine: '|', Hat: '^', shy: '\u00ad', nbsp: '\u00a0', Tab: '\t', NewLine: '\n',
+};
+const REFERENCE = /^&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]{2,16}));/;
+const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
+
+/**
+ * The text as a Markdown renderer reads link destinations: backslash escapes taken (`\@` is `@`),
+ * character references decoded (`&#46;`, `&period;`), and the white space inside an angle-bracketed
+ * destination (`[x](<https://a.com @b.com>)`, `[1]: <...>`) or an HTML URL attribute
+ * (`<a href="https://a.com @b.com">`) dropped, as a browser then reads the URL to b.com. Its links are
+ * judged beside the text's own. One pass.
+ */
+function markdownReading(text: string): string {
+  if (!text.includes('\\') && !text.includes('&') && !text.includes('<')) return text;
+  const parts: string[] = [];
+  let copiedTo = 0;
+  const replace = (at: number, length: number, by: string) => {
+    parts.push(text.slice(copiedTo, at), by);
+    copiedTo = at + length;
+  };
+  /** The character that ends the destination or attribute value being read ('' outside one). */
+  let closer = '';
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charAt(i);
+    if (char === '\\' && i + 1 < text.length && ASCII_PUNCTUATION.test(text.charAt(i + 1))) {
+      replace(i, 2, text.charAt(i + 1));
+      i++;
+    } else if (char === '&') {
+      const match = REFERENCE.exec(text.slice(i, i + 20));
+      if (match === null) continue;
+      const [reference, decimal, hex, name] = match;
+      const decoded = decimal !== undefined ? codePointText(Number.parseInt(decimal, 10)) : hex !== undefined ? codePointText(Number.parseInt(hex, 16)) : NAMED_REFERENCES[name ?? ''];
+      if (decoded === undefined) continue;
+      replace(i, reference.length, decoded);
+      i += reference.length - 1;
+    } else if (closer !== '') {
+      if (char === closer || (closer === '>' && (char === '\n' || char === '<'))) closer = '';
+      else if (/\s/u.test(char)) replace(i, 1, '');
+    } else if (char === '<' && DESTINATION_OPENS.test(text.slice(Math.max(0, i - 8), i))) {
+      closer = '>';
+    } else if ((char === '"' || char === "'") && URL_ATTRIBUTE_OPENS.test(text.slice(Math.max(0, i - 16), i))) {
+      closer = char;
+    }
+  }
+  if (copiedTo === 0) return text;
+  parts.push(text.slice(copiedTo));
+  return parts.join('');
+}
+
+/** What precedes an angle-bracketed Markdown link destination: an inline link's `](`, a reference definition's `]:`. */
+const DESTINATION_OPENS = /(?:\]\(|\]:[ \t]*)$/;
+/** What precedes the quoted value of an HTML attribute that holds a URL, for clients that render HTML. */
+const URL_ATTRIBUTE_OPENS = /(?:^|[\s"'])(?:href|src|action|formaction|poster|cite)\s*=\s*$/i;
+
+function codePointText(codePoint: number): string {
+  return codePoint > 0 && codePoint <= 0x10ffff && (codePoint < 0xd800 || codePoint > 0xdfff) ? String.fromCodePoint(codePoint) : '\ufffd';
+}
+
+/** A run without a dot (or a dot-like) or a colon holds no link: every kind of link has one of them. */
+const MAY_HOLD_LINK = /[.:\u3002\uff0e\uff61]/;
+
+function scanText(text: string, into: Link[], paths: { left: number }): void {
   for (const match of text.matchAll(TOKEN)) {
     const token = match[0];
-    if (token.includes('.') || token.includes('://') || NON_ASCII.test(token)) linksInToken(token, links);
+    if (MAY_HOLD_LINK.test(token)) linksInToken(token, into, paths);
   }
+}
+
+/** Every link in a text, in order: as written, then as a Markdown renderer reads it, where that differs. */
+export function extractLinks(text: string): Link[] {
+  const links: Link[] = [];
+  const paths = { left: PATH_BUDGET };
+  scanText(text, links, paths);
+  const markdown = markdownReading(text);
+  if (markdown !== text) scanText(markdown, links, paths);
   return links;
 }
 
 /**
  * A whitelist rule as host + path prefix: "https://Docs.Example.com/guide/" -> docs.example.com,
- * /guide. A leading "*." is dropped (subdomains are always allowed). Null when it names no host.
+ * /guide; the host in canonicalHost's form. A leading "*." is dropped (subdomains are always allowed). Null when it names no host.
  */
 export function parseWhitelistRule(rule: string): { host: string; path: string } | null {
   let text = mapDots(rule.trim());
@@ -448,12 +623,17 @@ export function parseWhitelistRule(rule: string): { host: string; path: string }
   if (/\s/u.test(text)) return null;
   const { host, path } = parseAuthorityAndPath(text, 0);
   if (host.length === 0) return null;
-  if (host.startsWith('[')) return host.endsWith(']') && host.length > 2 ? { host, path } : null;
+  if (host.startsWith('[')) {
+    const literal = host.endsWith(']') && host.length > 2 ? canonicalHost(host) : '';
+    return literal === '' ? null : { host: literal, path };
+  }
   const labels = labelsOf(host, true);
   if (labels === null) return null;
   const isIpv4 = labels.length === 4 && labels.every((label) => /^[0-9]{1,3}$/.test(label) && Number(label) <= 255);
   const tld = labels[labels.length - 1] as string;
   // A name must end in a label with a letter (not "1.2"); a single label ("localhost") is a name too.
   if (!isIpv4 && !LETTER.test(tld)) return null;
-  return { host, path };
+  // Compared in the form links are: an IDN rule as the browser's punycode (пример.рф: xn--e1afmkfd.xn--p1ai).
+  const canonical = canonicalHost(host);
+  return canonical === '' ? null : { host: canonical, path };
 }
