@@ -213,11 +213,23 @@ describe('the server key and the issuer', () => {
     }
   });
 
-  it('sets the Secure flag on cookies behind an https public URL', async () => {
+  it('names cookies with the __Host- prefix and sets them Secure behind an https public URL; a full sign-in works', async () => {
     const t = await startTestApp('sqlite', { PUBLIC_URL: 'https://chat.example' });
     try {
       const page = await t.app.inject({ method: 'GET', url: '/login' });
-      expect(String(page.headers['set-cookie'])).toMatch(/parley_csrf=.*Secure/);
+      const csrfCookie = String(page.headers['set-cookie']);
+      expect(csrfCookie).toMatch(/^__Host-parley_csrf=[^;]+;/);
+      expect(csrfCookie).toMatch(/; Secure/i);
+      expect(csrfCookie).toMatch(/; Path=\//i);
+      expect(csrfCookie).not.toMatch(/Domain=/i);
+      const { cookie } = await signInClient(t).codeFor();
+      expect(cookie).toMatch(/(^|; )__Host-parley_session=/);
+      // A cookie without the prefix is not the session: a sibling subdomain could have set it.
+      const session = cookie.match(/__Host-parley_session=([^;]+)/)?.[1] ?? '';
+      const unprefixed = await t.app.inject({ method: 'GET', url: '/login', headers: { cookie: `parley_session=${session}` } });
+      expect(unprefixed.body).toContain('name="password"');
+      const prefixed = await t.app.inject({ method: 'GET', url: '/login', headers: { cookie: `__Host-parley_session=${session}` } });
+      expect(prefixed.body).not.toContain('name="password"');
     } finally {
       await t.close();
     }

@@ -50,6 +50,12 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
   const loginAction = `${basePath}/login`;
   const logoutAction = `${basePath}/logout`;
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure: deps.secureCookies, path: '/' };
+  // Behind https the names carry the __Host- prefix: a browser then takes them only Secure, for this
+  // host (no Domain) and Path=/, so a sibling subdomain cannot plant a session or CSRF cookie here.
+  // Plain http (local use) cannot: the prefix needs Secure.
+  const prefix = deps.secureCookies ? '__Host-' : '';
+  const sessionCookie = `${prefix}${SESSION_COOKIE}`;
+  const csrfCookie = `${prefix}${CSRF_COOKIE}`;
 
   const sendPage = (reply: FastifyReply, status: number, html: string): FastifyReply => reply.code(status).headers(PAGE_HEADERS).send(html);
 
@@ -61,10 +67,10 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
 
   /** The form's CSRF token; sets the CSRF cookie when the browser has none yet. */
   function csrfTokenOf(request: FastifyRequest, reply: FastifyReply): string {
-    let value = request.cookies[CSRF_COOKIE];
+    let value = request.cookies[csrfCookie];
     if (!value || value.length > 100) {
       value = csrf.newCookieValue();
-      reply.setCookie(CSRF_COOKIE, value, cookieOptions);
+      reply.setCookie(csrfCookie, value, cookieOptions);
     }
     return csrf.tokenFor(value);
   }
@@ -80,7 +86,7 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
 
   async function authorizeFrom(request: FastifyRequest, reply: FastifyReply, text: string, status: 302 | 303): Promise<FastifyReply> {
     // SPEC.md order: the session cookie is read first, then the request is checked.
-    const session = await sessions.current(request.cookies[SESSION_COOKIE]);
+    const session = await sessions.current(request.cookies[sessionCookie]);
     return sendOutcome(request, reply, await deps.authorize.authorize(parseAuthorizationParameters(text), session), status);
   }
 
@@ -109,7 +115,7 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     const params = parseAuthorizationParameters(query);
     const authorize = params.get('client_id') !== null ? query : null;
     if (authorize === null) {
-      const session = await sessions.current(request.cookies[SESSION_COOKIE]);
+      const session = await sessions.current(request.cookies[sessionCookie]);
       const user = session ? await deps.findUser(session.user_id) : undefined;
       if (user) return sendPage(reply, 200, renderSignedInPage({ username: user.username ?? user.id, logoutAction, csrf: csrfTokenOf(request, reply) }));
     }
@@ -125,7 +131,7 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     const again = (status: number, error: string, headers?: Record<string, string>) =>
       loginPage(request, reply, { status, authorize, clientName, username, error, ...(headers ? { headers } : {}) });
 
-    if (!csrf.verify(request.cookies[CSRF_COOKIE], form.get('csrf'))) {
+    if (!csrf.verify(request.cookies[csrfCookie], form.get('csrf'))) {
       return again(403, 'This sign-in form has expired or was not sent from this site. Please try again.');
     }
     if (username === '' || (form.get('password') ?? '') === '') return again(400, 'Enter your username and password.');
@@ -139,9 +145,9 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
       return again(401, 'The username or password is incorrect.');
     }
 
-    await sessions.end(request.cookies[SESSION_COOKIE]);
+    await sessions.end(request.cookies[sessionCookie]);
     const { cookieValue, session } = await sessions.start(result.user.id);
-    reply.setCookie(SESSION_COOKIE, cookieValue, { ...cookieOptions, maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+    reply.setCookie(sessionCookie, cookieValue, { ...cookieOptions, maxAge: Math.floor(SESSION_TTL_MS / 1000) });
     if (authorize === null) return reply.redirect(loginAction, 303);
     const outcome = await deps.authorize.authorize(parseAuthorizationParameters(authorize), session, { justAuthenticated: true });
     if (outcome.kind === 'login') return again(401, 'Signing in did not complete. Please try again.');
@@ -149,7 +155,7 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
   });
 
   app.get('/logout', { schema: { ...tag, summary: 'Sign-out page' } }, async (request, reply) => {
-    const session = await sessions.current(request.cookies[SESSION_COOKIE]);
+    const session = await sessions.current(request.cookies[sessionCookie]);
     const user = session ? await deps.findUser(session.user_id) : undefined;
     const html = renderLogoutPage({ username: user ? (user.username ?? user.id) : null, logoutAction, csrf: csrfTokenOf(request, reply), done: false });
     return sendPage(reply, 200, html);
@@ -157,11 +163,11 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
 
   app.post('/logout', { config: NO_EVENTS, schema: { ...tag, summary: 'Sign out: ends the login session' } }, async (request, reply) => {
     const form = new URLSearchParams(isForm(request) && typeof request.body === 'string' ? request.body : '');
-    if (!csrf.verify(request.cookies[CSRF_COOKIE], form.get('csrf'))) {
+    if (!csrf.verify(request.cookies[csrfCookie], form.get('csrf'))) {
       return sendPage(reply, 403, renderErrorPage({ title: 'Sign-out failed', message: 'This sign-out form has expired. Open the sign-out page again.' }));
     }
-    await sessions.end(request.cookies[SESSION_COOKIE]);
-    reply.clearCookie(SESSION_COOKIE, cookieOptions);
+    await sessions.end(request.cookies[sessionCookie]);
+    reply.clearCookie(sessionCookie, cookieOptions);
     return sendPage(reply, 200, renderLogoutPage({ username: null, logoutAction, csrf: '', done: true }));
   });
 }
