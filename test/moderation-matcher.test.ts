@@ -260,6 +260,41 @@ describe('links and the whitelist matcher', () => {
       // IDNA drops a soft hyphen, so the host is www.example.com.evil.com.
       'www.example.com\u00ad.evil.c\u00adom',
       'https://ev%69l.com',
+      // Found by a second review: punctuation before a stop is trimmed as prose ...
+      '**https://evil.com**\u2014great',
+      'https://evil.com!\u2014great',
+      'https://evil.com,\u300d',
+      'https://evil.com*\u{1f600}',
+      // ... links without a scheme have user parts too ...
+      'www.example.com@evil.com',
+      '[x](//example.com@evil.com)',
+      '<http:example.com@evil.zip>',
+      '[x](//@evil.zip)',
+      // ... special schemes take any slashes, and relative links two of either kind ...
+      '[x](http:/evil.zip)',
+      '<http:/evil.zip>',
+      '<a href="http:\\evil.zip">x</a>',
+      '<a href="/\\evil.zip">x</a>',
+      '<a href="\\\\evil.zip">x</a>',
+      // ... references decode to white space the URL drops, and HTML decodes them without ";" ...
+      '[x](https://example.com&#32;@evil.com)',
+      '<a href="https://example.com&#10;@evil.com">x</a>',
+      '[x](https://docs.example.org/guide/.&#10;./admin)',
+      '<a href="https://evil&#46com">x</a>',
+      '<a href="https://example.com&#64evil.com">x</a>',
+      '<a href="https://evil&#00000046;com">x</a>',
+      // ... symbols IDNA turns into letters are no stops ...
+      '<a href="https://\u24baVIL.\u24b8OM">x</a>',
+      '[x](https://\u24d4vil.\u24e9ip)',
+      // ... destinations after spaces or a line end, attributes after "/" ...
+      '[x]( <https://example.com @evil.com>)',
+      '[x](\n<https://example.com @evil.com>)',
+      '[1]:          <https://example.com @evil.com>',
+      '<div>\n<a/href="https://example.com @evil.com">x</a>\n</div>',
+      // ... and a path ending in ".." where a renderer ends it.
+      '[x](https://docs.example.org/guide/..)',
+      '<https://docs.example.org/guide/..>',
+      '<a href="https://docs.example.org/guide/..">x</a>',
     ]) {
       expect({ text, kind: matcher.check(text)?.kind }).toEqual({ text, kind: 'notWhitelisted' });
     }
@@ -285,6 +320,13 @@ describe('links and the whitelist matcher', () => {
       // The host as the URL parser reads it: percent-decoded.
       'https://ex%61mple.com/x',
       '[x](<https://docs.example.org/guide/a b>)',
+      '**https://example.com**\u2014great',
+      '\u201chttps://example.com/path\u201d',
+      '\u898b\u3066\u2192https://example.com\u2190',
+      'path C:\\Users\\me\\file.txt and https://example.com',
+      'x = a<b && c>d; see https://example.com',
+      'https://\u4f8b\u5b50.example.com',
+      '<a href="https://docs.example.org/guide/intro">guide</a>',
     ]) {
       expect({ text, result: matcher.check(text) }).toEqual({ text, result: null });
     }
@@ -378,5 +420,10 @@ describe('links and the whitelist matcher', () => {
     expect(matcher.check(`${"https://site1.example.com/p1/'".repeat(98)}${'/x'.repeat(15_000)}`)?.kind).toBe('notWhitelisted');
     expect(matcher.check(`https://site1.example.com/p1/${'/x'.repeat(15_000)}`)).toBeNull();
     expect(matcher.check(`${'&#46;'.repeat(8_000)} ${'\\@'.repeat(8_000)} ${'[x](<'.repeat(8_000)}`)).toBeNull();
+    // Long labels are refused unparsed (IDNA's punycode is quadratic); repeated hosts are parsed once.
+    const cjk = Array.from({ length: 10_000 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join('');
+    expect(matcher.check(`${cjk}.com`)?.kind).toBe('notWhitelisted');
+    expect(matcher.check(`http://${".\u00e4'".repeat(13_330)}`)?.kind).toBe('notWhitelisted');
+    expect(matcher.check(`${'\u00e4.de '.repeat(7_990)} \\.`)?.kind).toBe('notWhitelisted');
   });
 });

@@ -164,16 +164,21 @@ export function parseAuthorityAndPath(text: string, from: number): { host: strin
 
 /**
  * Characters at which a renderer (a Markdown link target, a linkifier, an HTML attribute) may end a link
- * that a browser would read further: quotes, brackets, and every non-ASCII punctuation or symbol
- * (`／`, `＠`, `」`, emoji). A link is judged by each reading; see authorityHosts.
+ * that a browser would read further: quotes, brackets, and the non-ASCII punctuation and symbols IDNA does
+ * not turn into letters (`／`, `＠`, `」`, emoji; not `Ⓔ`, which a browser reads as `e`). A link is judged
+ * by each reading; see authorityHosts.
  */
 const HARD_STOP_ASCII = new Uint8Array(128);
 for (const char of '<>"\'`()[]{}|^') HARD_STOP_ASCII[char.charCodeAt(0)] = 1;
 const NON_ASCII_STOP = /^[\p{P}\p{S}]$/u;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const nonAsciiStops = new Map<number, boolean>();
 /** Fullwidth, ideographic and halfwidth full stops: IDNA reads them as dots. */
 const DOT_LIKE = /[\u3002\uff0e\uff61]/gu;
 /** More links than this in one whitespace-free run is not prose: the run is refused whole (keeps the scan linear). */
 const MAX_LINKS_PER_TOKEN = 100;
+/** Host readings (authorityHosts) one run may take; a run that needs more is refused whole. */
+const MAX_READINGS_PER_TOKEN = 1000;
 /**
  * Characters of paths one text may resolve for path rules. A run of links shares one long tail (each
  * link's path runs to the end of the run), so resolving every path would be quadratic; past the
@@ -181,13 +186,26 @@ const MAX_LINKS_PER_TOKEN = 100;
  */
 const PATH_BUDGET = 200_000;
 export const PATH_NOT_RESOLVED = '/\u0000';
+/**
+ * A host text longer than this (invisible characters aside) maps to no host within DNS's 253
+ * characters, so it is refused unparsed: IDNA's punycode costs the square of a label's length.
+ */
+const MAX_HOST_TEXT = 1024;
+/** Fails hostWithinDnsLimits, so no rule allows it. */
+const OVERSIZED_HOST = '-'.repeat(MAX_HOST_LENGTH + 1);
 
 function isHardStop(text: string, index: number): boolean {
   const code = text.charCodeAt(index);
   if (code < 128) return HARD_STOP_ASCII[code] === 1;
   if (code >= 0xdc00 && code <= 0xdfff) return false; // the second half of a pair; its first half decided
   const codePoint = text.codePointAt(index) as number;
-  return NON_ASCII_STOP.test(String.fromCodePoint(codePoint));
+  let stop = nonAsciiStops.get(codePoint);
+  if (stop === undefined) {
+    const char = String.fromCodePoint(codePoint);
+    stop = NON_ASCII_STOP.test(char) && !LETTER_OR_DIGIT.test(char.normalize('NFKC'));
+    nonAsciiStops.set(codePoint, stop);
+  }
+  return stop;
 }
 
 /** Ideographic and fullwidth full stops read as dots; one UTF-16 unit each, so indexes stay put. */
@@ -214,13 +232,16 @@ const UNICODE_TOP_LABEL = /^[\p{L}\p{M}\p{N}-]+$/u;
  * Node ships (the one browsers follow): percent-decoded, IDNA-mapped (fullwidth and compatibility forms,
  * invisible characters dropped, `ẞ` to `ss`), IPv4 forms made dotted (`0x7f.1` is 127.0.0.1), lower
  * case, without a trailing dot. '' when no browser reaches it: the parser refuses it (`ev\u2066il.com`),
- * or its top label holds what no top-level domain can, punctuation or a symbol (`example.com”`,
- * `good.com's`: prose around a link, not a host).
+ * or its top label holds what no top-level domain can, punctuation or a symbol (`example.com”`:
+ * authorityHosts then judges the text cut before it). OVERSIZED_HOST beyond MAX_HOST_TEXT.
  */
 export function canonicalHost(text: string): string {
   if (PLAIN_HOST.test(text)) {
+    if (text.length > MAX_HOST_TEXT) return OVERSIZED_HOST;
     const top = text.slice(text.lastIndexOf('.') + 1);
     if (!NUMERIC_LABEL.test(top)) return text.toLowerCase();
+  } else if (text.length > MAX_HOST_TEXT && text.replace(DEFAULT_IGNORABLES, '').length > MAX_HOST_TEXT) {
+    return OVERSIZED_HOST;
   }
   let host: string;
   try {
@@ -235,6 +256,13 @@ export function canonicalHost(text: string): string {
   if (!TOP_LABEL_CHARS.test(top)) return '';
   if (top.startsWith('xn--') && !UNICODE_TOP_LABEL.test(domainToUnicode(top))) return '';
   return host;
+}
+
+/** Where the top label of a host text first holds a character no label may, or -1 (a renderer would end the link there). */
+function junkInTopLabel(text: string): number {
+  const top = text.lastIndexOf('.') + 1;
+  for (let i = top; i < text.length; i++) if (!isHostChar(text.charAt(i)) || text.charCodeAt(i) === 46) return i;
+  return -1;
 }
 
 /**
@@ -275,18 +303,36 @@ class LinkEnds {
   }
 }
 
-function nextHardStop(token: string, from: number, to: number): number {
-  let i = from;
-  while (i < to && !isHardStop(token, i)) i++;
-  return i;
+/** The first hard stop at or after `from` and before `to`, or `to`: one table per token, built on first use. */
+function nextHardStop(scan: TokenScan, from: number, to: number): number {
+  if (scan.stops === null) {
+    const { token } = scan;
+    scan.stops = new Int32Array(token.length + 1);
+    scan.stops[token.length] = token.length;
+    for (let i = token.length - 1; i >= 0; i--) scan.stops[i] = isHardStop(token, i) ? i : (scan.stops[i + 1] as number);
+  }
+  return from >= to ? to : Math.min(scan.stops[from] as number, to);
 }
 
-/** Where the scheme before the `://` at `at` begins (a letter, then letters, digits, `+`, `-`, `.`), or -1. */
-function schemeStart(token: string, at: number): number {
-  let start = at;
-  while (start > 0 && /[A-Za-z0-9+.-]/.test(token.charAt(start - 1))) start--;
-  while (start < at && !/[A-Za-z]/.test(token.charAt(start))) start++;
-  return start < at ? start : -1;
+const SCHEME_CHAR = /[A-Za-z0-9+.-]/;
+const LETTER_ASCII = /[A-Za-z]/;
+/** Schemes a browser reads an authority after with any mix of slashes, or none: `http:evil.zip`, `http:\evil.zip`. */
+const SPECIAL_SCHEMES = new Set(['http', 'https', 'ftp', 'ws', 'wss']);
+
+/** Where the scheme before the `:` at `colon` begins (a letter, then letters, digits, `+`, `-`, `.`), or -1. */
+function schemeStart(token: string, colon: number): number {
+  let start = colon;
+  while (start > 0 && SCHEME_CHAR.test(token.charAt(start - 1))) start--;
+  while (start < colon && !LETTER_ASCII.test(token.charAt(start))) start++;
+  return start < colon ? start : -1;
+}
+
+/** What one text's scan shares: the path budget, and the hosts already parsed. */
+interface TextScan {
+  pathsLeft: number;
+  hosts: Map<string, string>;
+  /** Host runs already judged by looksLikeDomain. */
+  domains: Map<string, boolean>;
 }
 
 interface TokenScan {
@@ -294,6 +340,10 @@ interface TokenScan {
   /** `raw` with dot-like characters as dots. */
   token: string;
   ends: LinkEnds | null;
+  /** stops[i]: the first hard stop at or after i (nextHardStop). */
+  stops: Int32Array | null;
+  /** Readings of authorities this token may still take before it is refused whole. */
+  readingsLeft: number;
   /** The first `?` or `#` at or after `queryFrom` (links are met left to right, so searches are shared). */
   queryFrom: number;
   queryAt: number;
@@ -303,8 +353,7 @@ interface TokenScan {
   into: Link[];
   /** Links this token may still add before it is refused whole. */
   budget: number;
-  /** Path characters the whole text may still resolve. */
-  paths: { left: number };
+  text: TextScan;
 }
 
 /** The first position at or after `from` where `code` stands, or the token's length; cached per search. */
@@ -328,25 +377,42 @@ function nextCode(scan: TokenScan, code: 63 | 64, from: number): number {
   return scan.queryAt;
 }
 
+function cachedHost(scan: TokenScan, text: string): string {
+  let host = scan.text.hosts.get(text);
+  if (host === undefined) {
+    host = canonicalHost(text);
+    if (host === '') {
+      // Unreachable as written; a renderer would end the link before the junk of its top label.
+      const junk = junkInTopLabel(text);
+      if (junk > 0) host = canonicalHost(text.slice(0, junk));
+    }
+    scan.text.hosts.set(text, host);
+  }
+  return host;
+}
+
 /**
  * Every host a reading of the authority `token[from, to)` can give. A browser takes the text after the
  * last `@` before `/`, `\`, `?` or `#`; a renderer may end the link at a hard stop first, and then the
  * host is what follows the last `@` before that stop. `https://evil.com'@good.com` is evil.com to a
  * linkifier that stops at the quote and good.com to a browser: both are judged.
  *
- * A reading whose host holds a stop: the labels up to the one holding the stop are no rule's, so
- * whether it is allowed is decided by the labels after that one, as for a subdomain
- * (`x'y.docs.good.com` is allowed where docs.good.com is), and a stop in the top label is no host at
- * all. So each reading costs the labels between two stops, and the whole authority is read in linear time.
+ * A renderer's reading whose host holds an earlier stop: the labels up to the one holding that stop are
+ * no rule's, so whether it is allowed is decided by the labels after that one, as for a subdomain
+ * (`x'y.docs.good.com` is allowed where docs.good.com is). So each such reading costs the labels
+ * between two stops, and the whole authority is read in linear time. The browser's reading is the
+ * whole host, always.
  */
-function authorityHosts(scan: TokenScan, from: number, to: number): string[] {
+function authorityHosts(scan: TokenScan, from: number, to: number, needsDot: boolean): string[] {
   const { token } = scan;
   const hosts = new Set<string>();
   const add = (start: number, end: number) => {
-    const host = start < end ? canonicalHost(token.slice(start, end)) : '';
-    if (host !== '') hosts.add(host);
+    if (start >= end || scan.readingsLeft === 0) return;
+    scan.readingsLeft--;
+    const host = cachedHost(scan, token.slice(start, end));
+    if (host !== '' && (!needsDot || host.includes('.'))) hosts.add(host);
   };
-  /** The reading whose host is token[start, end), the last stop in it at `lastStop` (-1: none). */
+  /** A renderer's reading whose host is token[start, end), the last stop in it at `lastStop` (-1: none). */
   const read = (start: number, lastStop: number, end: number) => {
     if (lastStop === -1) return add(start, end);
     let dot = lastStop + 1;
@@ -360,18 +426,18 @@ function authorityHosts(scan: TokenScan, from: number, to: number): string[] {
     const close = token.charCodeAt(partStart) === 91 ? token.indexOf(']', partStart) : -1;
     if (close !== -1 && close < partEnd) {
       // An IPv6 literal: its brackets are its own, not stops.
-      if (isLast || nextHardStop(token, close + 1, partEnd) < partEnd) add(partStart, close + 1);
+      if (isLast || nextHardStop(scan, close + 1, partEnd) < partEnd) add(partStart, close + 1);
     } else {
       let hostEnd = partStart;
       while (hostEnd < partEnd && token.charCodeAt(hostEnd) !== 58) hostEnd++;
       let lastStop = -1;
-      for (let i = partStart; i < hostEnd; i++) {
-        if (!isHardStop(token, i)) continue;
+      for (let i = nextHardStop(scan, partStart, hostEnd); i < hostEnd; i = nextHardStop(scan, i + 1, hostEnd)) {
         read(partStart, lastStop, i);
         lastStop = i;
       }
-      // The whole host: the browser's reading of the last part, or a renderer's stop in a port.
-      if (isLast || nextHardStop(token, hostEnd, partEnd) < partEnd) read(partStart, lastStop, hostEnd);
+      if (isLast) add(partStart, hostEnd);
+      // A renderer's stop after the last one in the host, or in the port, ends the reading here.
+      if ((isLast && lastStop !== -1) || nextHardStop(scan, hostEnd, partEnd) < partEnd) read(partStart, lastStop, hostEnd);
     }
     partStart = partEnd + 1;
   }
@@ -384,15 +450,15 @@ function authorityHosts(scan: TokenScan, from: number, to: number): string[] {
  */
 function linkOf(scan: TokenScan, text: string, host: string, rawPath: string): Link {
   let path: string | undefined;
-  const budget = scan.paths;
+  const shared = scan.text;
   return {
     text,
     host,
     get path() {
       if (path === undefined) {
-        if (rawPath.length > budget.left) path = PATH_NOT_RESOLVED;
+        if (rawPath.length > shared.pathsLeft) path = PATH_NOT_RESOLVED;
         else {
-          budget.left -= rawPath.length;
+          shared.pathsLeft -= rawPath.length;
           path = normalizePath(rawPath);
         }
       }
@@ -417,47 +483,76 @@ function push(scan: TokenScan, link: Link): boolean {
   return true;
 }
 
+/** A path whose last segment is `.` or `..`: the trailing dots prose trimming took off would move it. */
+const DOT_SEGMENT_END = /(?:^|[/\\])(?:\.|%2e){1,2}$/i;
+
 /**
- * A link with a scheme at `start` (`://` at `at`): one Link per host its readings give, all with the
- * browser's path (to `?` or `#`, `.` and `..` resolved). Answers where the link ends for a renderer:
- * the first hard stop after its scheme, or its end.
+ * A link at `start` whose authority begins at `authorityStart` (slashes there are skipped): one Link
+ * per host its readings give, with the browser's path (to `?` or `#`, `.` and `..` resolved), and a
+ * second path where a renderer's end (its stop) differs from the prose-trimmed one and ends in a dot
+ * segment (`[x](https://a.com/docs/..)` and `<a href="https://a.com/docs/..">` go to `/`). Answers where the link ends for a renderer: the first hard stop after its authority began.
  */
-function scanSchemeLink(scan: TokenScan, start: number, at: number): number {
+function scanLink(scan: TokenScan, start: number, authorityStart: number, needsDot: boolean): number {
   const { token, raw } = scan;
   const end = linkEnd(scan, start);
-  let authorityStart = at + 3;
-  while (authorityStart < end && (token[authorityStart] === '/' || token[authorityStart] === '\\')) authorityStart++;
-  let authorityEnd = authorityStart;
+  let from = authorityStart;
+  while (from < end && (token[from] === '/' || token[from] === '\\')) from++;
+  let authorityEnd = from;
   while (authorityEnd < end && !'/\\?#'.includes(token.charAt(authorityEnd))) authorityEnd++;
-  const pathEnd = Math.min(nextCode(scan, 63, authorityEnd), end);
-  const rawPath = token.slice(authorityEnd, pathEnd);
+  const queryAt = nextCode(scan, 63, authorityEnd);
+  const rawPath = token.slice(authorityEnd, Math.min(queryAt, end));
+  const rendererEnd = nextHardStop(scan, from, token.length);
+  // The path as a renderer ends it, at its stop, untrimmed: `.`/`..` at its end move it.
+  const rendererPath = rendererEnd !== end && authorityEnd < Math.min(end, rendererEnd) ? token.slice(authorityEnd, Math.min(queryAt, rendererEnd)) : rawPath;
   const text = raw.slice(start, end);
-  for (const host of authorityHosts(scan, authorityStart, authorityEnd)) if (!push(scan, linkOf(scan, text, host, rawPath))) return token.length;
-  return Math.min(nextHardStop(token, authorityStart, token.length), end);
+  for (const host of authorityHosts(scan, from, authorityEnd, needsDot)) {
+    if (!push(scan, linkOf(scan, text, host, rawPath))) return token.length;
+    if (rendererPath !== rawPath && DOT_SEGMENT_END.test(rendererPath) && !push(scan, linkOf(scan, text, host, rendererPath))) return token.length;
+  }
+  return Math.min(rendererEnd, end);
 }
 
-/** `http:`, `https:`, `ftp:`, `ws:` or `wss:` right before `at`: `http:evil.zip` is a link to evil.zip for a browser. */
-const SPECIAL_SCHEME_BEFORE = /(?:^|[^A-Za-z0-9+.-])(?:https?|ftp|wss?):$/i;
-
 /**
- * Whether a host run is a link: a domain with a known top-level label, or, whatever its top label, a
- * host after `//` (`[x](//evil.zip)`, protocol-relative) or after a special scheme without slashes
- * (`<http:evil.zip>`), or a `www.` host (GFM's www autolinks). A run after `@` is an e-mail address.
+ * The next place at or after `from` where an authority starts, as `[linkStart, authorityStart,
+ * needsDot]`, or null:
+ * - `scheme://` (any scheme), or a special scheme with any mix of slashes or none (`http:evil.zip`,
+ *   `http:\evil.zip`: browsers read the host after it);
+ * - two slashes or backslashes at the start or after a stop (`[x](//evil.zip)`, `/\evil.zip`): relative
+ *   to the page's scheme; the host needs a dot, so `//TODO` in code is no link;
+ * - `www.` where a word begins (GFM's www autolinks), whatever the top-level label.
  */
-function isBareLink(token: string, runStart: number, host: string): boolean {
-  if (runStart > 0 && token.charCodeAt(runStart - 1) === 64) return false;
-  if (looksLikeDomain(host)) return true;
-  const labels = labelsOf(host, false);
-  if (labels === null) return false;
-  if (SPECIAL_SCHEME_BEFORE.test(token.slice(Math.max(0, runStart - 7), runStart))) return true;
-  if (labels.length < 2) return false;
-  return labels[0] === 'www' || (runStart >= 2 && token.charCodeAt(runStart - 1) === 47 && token.charCodeAt(runStart - 2) === 47);
+function nextLinkStart(token: string, from: number): [number, number, boolean] | null {
+  for (let i = from; i < token.length; i++) {
+    const code = token.charCodeAt(i);
+    if (code === 58) {
+      const start = schemeStart(token, i);
+      if (start === -1 || start < from) continue;
+      const twoSlashes = token.charCodeAt(i + 1) === 47 && token.charCodeAt(i + 2) === 47;
+      if (twoSlashes || SPECIAL_SCHEMES.has(token.slice(start, i).toLowerCase())) return [start, i + 1, false];
+    } else if ((code === 47 || code === 92) && (i === 0 || isHardStop(token, i - 1) || token.charCodeAt(i - 1) === 61)) {
+      const next = token.charCodeAt(i + 1);
+      if (next === 47 || next === 92) return [i, i + 2, true];
+    } else if ((code === 119 || code === 87) && token.slice(i, i + 4).toLowerCase() === 'www.') {
+      const before = i === 0 ? 32 : token.charCodeAt(i - 1);
+      if (before !== 64 && !isHostChar(String.fromCharCode(before))) return [i, i, true];
+    }
+  }
+  return null;
+}
+
+function isDomainRun(shared: TextScan, run: string): boolean {
+  let domain = shared.domains.get(run);
+  if (domain === undefined) {
+    domain = looksLikeDomain(mapHost(run));
+    shared.domains.set(run, domain);
+  }
+  return domain;
 }
 
 /**
- * Bare domains in `token[from, to)`: "see:example.com/a," -> example.com, /a. A domain with a path
- * takes the browser's path; the rest of it up to the next hard stop is that path, its query or
- * fragment, and holds no new link.
+ * Bare domains in `token[from, to)`: "see:example.com/a," -> example.com, /a. A run after `@` is an
+ * e-mail address. A domain with a path takes the browser's path; the rest of it up to the next hard
+ * stop is that path, its query or fragment, and holds no new link.
  */
 function scanBare(scan: TokenScan, from: number, to: number): void {
   const { token, raw } = scan;
@@ -473,11 +568,12 @@ function scanBare(scan: TokenScan, from: number, to: number): void {
     let hostEnd = j;
     while (hostStart < hostEnd && (token[hostStart] === '.' || token[hostStart] === '-')) hostStart++;
     while (hostEnd > hostStart && (token[hostEnd - 1] === '.' || token[hostEnd - 1] === '-')) hostEnd--;
-    if (!isBareLink(token, i, mapHost(token.slice(hostStart, hostEnd)))) {
+    const afterAt = i > 0 && token.charCodeAt(i - 1) === 64;
+    if (afterAt || !isDomainRun(scan.text, token.slice(hostStart, hostEnd))) {
       i = j;
       continue;
     }
-    const host = canonicalHost(token.slice(hostStart, hostEnd));
+    const host = cachedHost(scan, token.slice(hostStart, hostEnd));
     let k = j;
     if (token[k] === ':') {
       let digits = k + 1;
@@ -492,37 +588,36 @@ function scanBare(scan: TokenScan, from: number, to: number): void {
     const end = Math.max(linkEnd(scan, hostStart), k);
     const pathEnd = Math.min(nextCode(scan, 63, k), end);
     if (host !== '' && !push(scan, linkOf(scan, raw.slice(hostStart, end), host, token.slice(k, pathEnd)))) return;
-    i = nextHardStop(token, k, to);
+    i = nextHardStop(scan, k, to);
   }
 }
 
 /**
- * The links of one whitespace-free run. Every `://` after a letter starts a link, unless it lies in
- * the previous link's text as a renderer reads it (`https://a.com/https://b.com` is one link to a.com;
- * `[x](https://a.com)https://b.com` is two). Between and after them, bare domains.
+ * The links of one whitespace-free run: each place an authority starts (nextLinkStart) begins a link,
+ * unless it lies in the previous link's text as a renderer reads it (`https://a.com/https://b.com` is
+ * one link to a.com; `[x](https://a.com)https://b.com` is two). Between and after them, bare domains.
  */
-function linksInToken(raw: string, into: Link[], paths: { left: number }): void {
-  const scan: TokenScan = {
-    raw,
-    token: mapDotLikes(raw),
-    ends: null,
-    queryFrom: 0,
-    queryAt: -1,
-    atFrom: 0,
-    atAt: -1,
-    into,
-    budget: MAX_LINKS_PER_TOKEN,
-    paths,
-  };
+function linksInToken(raw: string, into: Link[], text: TextScan): void {
+  const scan: TokenScan = { raw, token: mapDotLikes(raw), ends: null, stops: null, readingsLeft: MAX_READINGS_PER_TOKEN, queryFrom: 0, queryAt: -1, atFrom: 0, atAt: -1, into, budget: MAX_LINKS_PER_TOKEN, text };
   const { token } = scan;
   let cursor = 0;
-  for (let at = token.indexOf('://'); at !== -1 && scan.budget > 0; at = token.indexOf('://', at + 3)) {
-    const start = schemeStart(token, at);
-    if (start === -1 || start < cursor) continue;
+  let starts = 0;
+  for (let found = nextLinkStart(token, 0); found !== null && scan.budget > 0; found = nextLinkStart(token, cursor)) {
+    const [start, authorityStart, needsDot] = found;
+    // Each start reads up to the run's end: bounded like the links themselves, whatever they yield.
+    if (++starts > MAX_LINKS_PER_TOKEN) {
+      scan.budget = 1;
+      push(scan, { text: raw.slice(0, 64), host: '', path: '' });
+      return;
+    }
     scanBare(scan, cursor, start);
     if (scan.budget === 0) return;
-    cursor = scanSchemeLink(scan, start, at);
-    if (cursor > at + 3) at = cursor - 3;
+    cursor = Math.max(scanLink(scan, start, authorityStart, needsDot), authorityStart + 1);
+    if (scan.readingsLeft === 0) {
+      scan.budget = 1;
+      push(scan, { text: raw.slice(0, 64), host: '', path: '' });
+      return;
+    }
   }
   if (scan.budget > 0) scanBare(scan, cursor, token.length);
 }
@@ -535,18 +630,23 @@ const NAMED_REFERENCES: Record<string, string> = {
   UnderBar: '_', grave: '`', DiacriticalGrave: '`', lcub: '{', lbrace: '{', rcub: '}', rbrace: '}', verbar: '|', vert: '|',
   VerticalLine: '|', Hat: '^', shy: '\u00ad', nbsp: '\u00a0', Tab: '\t', NewLine: '\n',
 };
-const REFERENCE = /^&(?:#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]{2,16}));/;
+/** As HTML5 reads references in attributes (numeric ones need no `;` and take any number of digits). */
+const REFERENCE = /&(?:#([0-9]+);?|#[xX]([0-9a-fA-F]+);?|([A-Za-z][A-Za-z0-9]{1,31});)/y;
 const ASCII_PUNCTUATION = /^[!-/:-@[-`{-~]$/;
+/** White space and controls: the URL parser drops tabs and newlines, and a space in an authority goes into its user part. */
+const DROPPED_IN_URL = /^[\s\x00-\x1f\x7f]$/u;
+/** A URL-valued HTML attribute's name, after which `=` and a quote open its value (`<a/href="...">` too). */
+const URL_ATTRIBUTE_OPENS = /(?:^|[\s"'/])(?:href|src|action|formaction|poster|cite)\s*=\s*$/i;
 
 /**
- * The text as a Markdown renderer reads link destinations: backslash escapes taken (`\@` is `@`),
- * character references decoded (`&#46;`, `&period;`), and the white space inside an angle-bracketed
- * destination (`[x](<https://a.com @b.com>)`, `[1]: <...>`) or an HTML URL attribute
- * (`<a href="https://a.com @b.com">`) dropped, as a browser then reads the URL to b.com. Its links are
- * judged beside the text's own. One pass.
+ * The text as a Markdown or HTML renderer reads link destinations: backslash escapes taken (`\@` is
+ * `@`), character references decoded (`&#46;`, `&period;`), and white space and controls inside an
+ * angle-bracketed destination (`[x](<https://a.com @b.com>)`, `[1]: <...>`), inside a URL attribute
+ * (`<a href="https://a.com @b.com">`) or decoded from a reference dropped, as a browser then reads the
+ * URL to b.com. Its links are judged beside the text's own. One pass.
  */
 function markdownReading(text: string): string {
-  if (!text.includes('\\') && !text.includes('&') && !text.includes('<')) return text;
+  if (!text.includes('\\') && !text.includes('&') && !text.includes('<') && !text.includes('=')) return text;
   const parts: string[] = [];
   let copiedTo = 0;
   const replace = (at: number, length: number, by: string) => {
@@ -561,19 +661,20 @@ function markdownReading(text: string): string {
       replace(i, 2, text.charAt(i + 1));
       i++;
     } else if (char === '&') {
-      const match = REFERENCE.exec(text.slice(i, i + 20));
+      REFERENCE.lastIndex = i;
+      const match = REFERENCE.exec(text);
       if (match === null) continue;
       const [reference, decimal, hex, name] = match;
-      const decoded = decimal !== undefined ? codePointText(Number.parseInt(decimal, 10)) : hex !== undefined ? codePointText(Number.parseInt(hex, 16)) : NAMED_REFERENCES[name ?? ''];
+      const decoded = decimal !== undefined ? codePointText(decimal, 10) : hex !== undefined ? codePointText(hex, 16) : NAMED_REFERENCES[name ?? ''];
       if (decoded === undefined) continue;
-      replace(i, reference.length, decoded);
+      replace(i, reference.length, DROPPED_IN_URL.test(decoded) ? '' : decoded);
       i += reference.length - 1;
     } else if (closer !== '') {
       if (char === closer || (closer === '>' && (char === '\n' || char === '<'))) closer = '';
-      else if (/\s/u.test(char)) replace(i, 1, '');
-    } else if (char === '<' && DESTINATION_OPENS.test(text.slice(Math.max(0, i - 8), i))) {
+      else if (DROPPED_IN_URL.test(char)) replace(i, 1, '');
+    } else if (char === '<' && opensDestination(text, i)) {
       closer = '>';
-    } else if ((char === '"' || char === "'") && URL_ATTRIBUTE_OPENS.test(text.slice(Math.max(0, i - 16), i))) {
+    } else if ((char === '"' || char === "'") && URL_ATTRIBUTE_OPENS.test(text.slice(Math.max(0, i - 32), i))) {
       closer = char;
     }
   }
@@ -582,32 +683,39 @@ function markdownReading(text: string): string {
   return parts.join('');
 }
 
-/** What precedes an angle-bracketed Markdown link destination: an inline link's `](`, a reference definition's `]:`. */
-const DESTINATION_OPENS = /(?:\]\(|\]:[ \t]*)$/;
-/** What precedes the quoted value of an HTML attribute that holds a URL, for clients that render HTML. */
-const URL_ATTRIBUTE_OPENS = /(?:^|[\s"'])(?:href|src|action|formaction|poster|cite)\s*=\s*$/i;
+/** Whether the `<` at `at` opens a Markdown link destination: after `](` or `]:`, spaces and one line end between. */
+function opensDestination(text: string, at: number): boolean {
+  let i = at - 1;
+  let lineEnds = 0;
+  while (i >= 0 && /\s/u.test(text.charAt(i))) {
+    if (text.charCodeAt(i) === 10 && ++lineEnds > 1) return false;
+    i--;
+  }
+  return i >= 1 && text.charAt(i - 1) === ']' && (text.charAt(i) === '(' || text.charAt(i) === ':');
+}
 
-function codePointText(codePoint: number): string {
+function codePointText(digits: string, radix: 10 | 16): string {
+  const codePoint = digits.length > 8 ? Number.POSITIVE_INFINITY : Number.parseInt(digits, radix);
   return codePoint > 0 && codePoint <= 0x10ffff && (codePoint < 0xd800 || codePoint > 0xdfff) ? String.fromCodePoint(codePoint) : '\ufffd';
 }
 
-/** A run without a dot (or a dot-like) or a colon holds no link: every kind of link has one of them. */
-const MAY_HOLD_LINK = /[.:\u3002\uff0e\uff61]/;
+/** A run without a dot (or a dot-like), a colon, a slash or a backslash holds no link: every kind of link has one. */
+const MAY_HOLD_LINK = /[.:/\\\u3002\uff0e\uff61]/;
 
-function scanText(text: string, into: Link[], paths: { left: number }): void {
+function scanText(text: string, into: Link[], shared: TextScan): void {
   for (const match of text.matchAll(TOKEN)) {
     const token = match[0];
-    if (MAY_HOLD_LINK.test(token)) linksInToken(token, into, paths);
+    if (MAY_HOLD_LINK.test(token)) linksInToken(token, into, shared);
   }
 }
 
-/** Every link in a text, in order: as written, then as a Markdown renderer reads it, where that differs. */
+/** Every link in a text, in order: as written, then as a Markdown or HTML renderer reads it, where that differs. */
 export function extractLinks(text: string): Link[] {
   const links: Link[] = [];
-  const paths = { left: PATH_BUDGET };
-  scanText(text, links, paths);
-  const markdown = markdownReading(text);
-  if (markdown !== text) scanText(markdown, links, paths);
+  const shared: TextScan = { pathsLeft: PATH_BUDGET, hosts: new Map(), domains: new Map() };
+  scanText(text, links, shared);
+  const rendered = markdownReading(text);
+  if (rendered !== text) scanText(rendered, links, shared);
   return links;
 }
 
