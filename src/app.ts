@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -141,6 +142,18 @@ export async function buildApp(
     },
     genReqId: requestIdOf,
     bodyLimit: 1024 * 1024,
+    // Our own node:http server: a request not received whole within requestTimeoutMs is answered 408
+    // and its connection closed (config.ts). Node looks for such requests every
+    // connectionsCheckingInterval, which only the constructor takes (Fastify passes it no options), so
+    // it follows the timeout. Fastify sets nothing on a server it did not make: keep-alive as its default.
+    serverFactory: (handler) => {
+      const server = http.createServer(
+        { requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))) },
+        handler,
+      );
+      server.keepAliveTimeout = 72_000;
+      return server;
+    },
     routerOptions: { querystringParser: parseQueryString },
     ajv: { customOptions: { coerceTypes: 'array', allErrors: true, removeAdditional: false } },
     forceCloseConnections: 'idle',

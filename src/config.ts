@@ -47,6 +47,12 @@ export interface Config {
    */
   blobSweepGraceMs: number;
   /**
+   * PARLEY_REQUEST_TIMEOUT_SECONDS: the longest a client may take to send one whole request, upload
+   * included (default 300, Node's own; Fastify's default is none, so a half-sent upload held its
+   * connection and its buffered part for ever). At 300 s a 25 MB upload needs about 0.7 Mbit/s.
+   */
+  requestTimeoutMs: number;
+  /**
    * PARLEY_WEBHOOK_ALLOWED_HOSTS: comma-separated host names, addresses and CIDR ranges that bot webhooks
    * may reach although internal (loopback, private, link-local...). Empty by default: webhooks go to
    * public addresses only (modules/webhooks/webhook-targets.ts).
@@ -188,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     botRateWindowMs: readWholeNumber(env, 'PARLEY_BOT_RATE_WINDOW_MS', 1000, 100, 3_600_000, 'milliseconds'),
     secretKey,
     blobSweepGraceMs: readGraceSeconds(env, 'PARLEY_BLOB_SWEEP_GRACE_SECONDS', databaseUrl === null ? 0 : 600) * 1000,
+    requestTimeoutMs: readWholeNumber(env, 'PARLEY_REQUEST_TIMEOUT_SECONDS', 300, 1, 86_400, 'seconds') * 1000,
     webhookAllowedHosts: readWebhookAllowedHosts(env),
   };
 }

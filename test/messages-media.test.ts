@@ -157,6 +157,8 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
       ['garbled', Buffer.concat([good.subarray(0, 2000), Buffer.alloc(good.length - 2000, 0xff)])],
       ['svg', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>')],
       ['bomb', makePngBomb(20_000, 20_000)],
+      // Within the pixel budget, but one side so long that resizing took seconds of CPU.
+      ['long-bomb', makePngBomb(59_000_000, 1)],
     ];
     expect((cases[4]?.[1].length ?? 0) < 100_000).toBe(true);
     for (const [name, data] of cases) {
@@ -164,7 +166,7 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
       const response = await upload('/api/v2/messages/images', [['channelId', channelId]], [image(data, `${name}.png`, 'image/png')]);
       expect(response.statusCode, `${name}: ${response.body}`).toBe(400);
       expect(response.json()).toMatchObject({ status: 'error', code: 400000 });
-      if (name === 'bomb') {
+      if (name.endsWith('bomb')) {
         expect(response.json().message).toContain('too large');
         expect(Date.now() - started).toBeLessThan(5000);
       }
@@ -244,6 +246,12 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     expect(pdfServed.headers['content-disposition']).toContain('filename="report.pdf"');
     expect(pdfMessage.channelSegment).toBe(2);
 
+    // Every invisible or control character goes: the Arabic letter mark (a bidi control), a joiner, a BOM, a line separator.
+    const hidden = await upload('/api/v2/messages/files', [['channelId', channelId]], [
+      { name: 'file', fileName: 'a\u061cb\u200dc\ufeffd\u2028e.txt', contentType: 'text/plain', data: Buffer.from('x') },
+    ]);
+    expect(hidden.json().data.messages[0].data.fileName).toBe('a_b_c_d_e.txt');
+
     const asImage = await download(pdfMessage.messageId, 'small');
     expect(asImage.statusCode).toBe(404);
     const textMessage = (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: 'x' } })).json().data.messages[0];
@@ -295,6 +303,27 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
       const under = await send(Buffer.alloc(1024 * 1024 - 1, 7));
       expect(under.statusCode).toBe(200);
       expect(blobFilesIn(small.config.dataDir)).toHaveLength(1);
+    });
+
+    it('bounds the fields beside the file too: 413 for 150 junk fields of 250 KB, a full caption and 100 tags pass', async () => {
+      const channelId = small.uniqueId('fields');
+      await adminClient(small).createChannel(channelId);
+      const send = (fields: Array<[string, string]>) => {
+        const { payload, contentType } = multipartBody([['channelId', channelId], ...fields], [{ name: 'file', fileName: 'a.txt', contentType: 'text/plain', data: Buffer.from('hello') }]);
+        return small.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${small.adminToken}`, 'content-type': contentType }, payload });
+      };
+      const junk = await send(Array.from({ length: 150 }, (_, i) => [`junk${i}`, 'j'.repeat(250 * 1024)] as [string, string]));
+      expect({ status: junk.statusCode, code: junk.json().code }).toEqual({ status: 413, code: 500000 });
+      // Past the count of fields the parser stops reading: a 4xx in the envelope (busboy's close reaches us first).
+      const tooMany = await send(Array.from({ length: 300 }, (_, i) => [`f${i}`, 'x'] as [string, string]));
+      expect(tooMany.statusCode).toBeGreaterThanOrEqual(400);
+      expect(tooMany.statusCode).toBeLessThan(500);
+      expect(tooMany.json().status).toBe('error');
+      const full = await send([['caption', '\u{1f600}'.repeat(10_000)], ...Array.from({ length: 100 }, (_, i) => ['tags', `t${i}${'x'.repeat(120)}`] as [string, string])]);
+      expect(full.statusCode, full.body).toBe(200);
+      expect(full.json().data.messages[0].tags).toHaveLength(100);
+      const rows = await small.storage.db.selectFrom('messages').select('id').where('channel_id', '=', channelId).execute();
+      expect(rows).toHaveLength(1);
     });
   });
 });

@@ -33,6 +33,8 @@ const INTERNAL_URLS = [
   'http://bots.localhost/hook',
   'http://168.63.129.16/machine', // Azure's host endpoint
   'http://[2001::1]/hook', // Teredo
+  'http://[::7f00:1]/hook', // 127.0.0.1 IPv4-compatible (found by a review helper)
+  'http://[::ffff:0:7f00:1]/hook', // 127.0.0.1 IPv4-translated (SIIT)
 ];
 
 describe('PARLEY_WEBHOOK_ALLOWED_HOSTS', () => {

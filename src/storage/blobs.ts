@@ -24,6 +24,15 @@ function checkKey(key: string): void {
   if (!KEY.test(key)) throw new Error(`Invalid blob key: ${key}`);
 }
 
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await fsp.open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 export function createDiskBlobStore(root: string): BlobStore {
   const blobDir = path.join(root, 'blobs');
   const tmpDir = path.join(root, 'blobs-tmp');
@@ -43,12 +52,20 @@ export function createDiskBlobStore(root: string): BlobStore {
       await fsp.mkdir(path.dirname(target), { recursive: true });
       const handle = await fsp.open(temporary, 'wx');
       try {
-        await handle.writeFile(data);
-        await handle.sync();
-      } finally {
-        await handle.close();
+        try {
+          await handle.writeFile(data);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await fsp.rename(temporary, target);
+      } catch (error) {
+        // A failed write (a full disk) must not leave its part behind to fill the disk further.
+        await fsp.rm(temporary, { force: true });
+        throw error;
       }
-      await fsp.rename(temporary, target);
+      // The rename is durable once its directory is synced; the row that points here commits next.
+      await syncDirectory(path.dirname(target));
     },
     async get(key) {
       checkKey(key);

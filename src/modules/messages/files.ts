@@ -41,12 +41,19 @@ export function servedContentType(stored: string): string {
   return SAFE_TYPES.has(stored) ? stored : 'application/octet-stream';
 }
 
-/** The last path segment, without control or reserved characters, at most 200 characters. */
+/**
+ * Control, format and separator characters other than the space: bidi controls (the Arabic letter mark
+ * too) that make `txt.exe` read `exe.txt`, zero-width joiners, BOMs, line and paragraph separators.
+ */
+const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** The last path segment, without control, invisible or reserved characters, at most 200 characters. */
 export function sanitizeFileName(given: string | undefined): string {
   const last = (given ?? '').split(/[/\\]/).pop() ?? '';
   const cleaned = last
     .normalize('NFC')
-    .replace(/[\u0000-\u001f\u007f-\u009f"<>:|?*\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '_')
+    .replace(INVISIBLE_OR_CONTROL, '_')
+    .replace(/["<>:|?*]/g, '_')
     .trim()
     .replace(/^\.+/, '');
   const limited = [...cleaned].slice(0, 200).join('');

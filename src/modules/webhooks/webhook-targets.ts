@@ -51,8 +51,10 @@ for (const [address, prefix] of INTERNAL_IPV4) internal.addSubnet(address, prefi
 for (const [address, prefix] of INTERNAL_IPV6) internal.addSubnet(address, prefix, 'ipv6');
 
 /**
- * The IPv4 address an IPv6 address carries in the translation prefixes that reach IPv4 hosts
- * (NAT64 64:ff9b::/96, 6to4 2002::/16), or null. (IPv4-mapped ::ffff:a.b.c.d is handled by BlockList.)
+ * The IPv4 address an IPv6 address carries in the forms that reach IPv4 hosts (NAT64 64:ff9b::/96,
+ * 6to4 2002::/16, IPv4-compatible ::a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d), or null.
+ * (IPv4-mapped ::ffff:a.b.c.d is handled by BlockList; adding ::/96 to it would match every IPv4
+ * address, which BlockList also checks in that form.)
  */
 function embeddedIpv4(address: string): string | null {
   const groups = expandIpv6(address);
@@ -60,6 +62,10 @@ function embeddedIpv4(address: string): string | null {
   const fromGroups = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
   if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0)) return fromGroups(groups[6] ?? 0, groups[7] ?? 0);
   if (groups[0] === 0x2002) return fromGroups(groups[1] ?? 0, groups[2] ?? 0);
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((group) => group === 0);
+  // IPv4-compatible (deprecated; :: and ::1 are in the list already) and SIIT's IPv4-translated form.
+  if (zeros(0, 6) && ((groups[6] ?? 0) !== 0 || (groups[7] ?? 0) > 1)) return fromGroups(groups[6] ?? 0, groups[7] ?? 0);
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) return fromGroups(groups[6] ?? 0, groups[7] ?? 0);
   return null;
 }
 
