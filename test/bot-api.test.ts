@@ -87,9 +87,9 @@ describe.each(testDatabases)('bot API on %s', (database) => {
     await t.close();
   });
 
-  async function userWithToken(prefix: string) {
+  async function userWithToken(prefix: string, roles: string[] = []) {
     const userId = t.uniqueId(prefix);
-    await admin.createUser(userId, { displayName: prefix });
+    await admin.createUser(userId, { displayName: prefix, roles });
     const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
     const read = async (channelId: string, query = '') => {
       const response = await t.app.inject({ method: 'GET', url: `/client/v1/channels/${channelId}/messages${query}`, headers: { authorization: `Bearer ${token}` } });
@@ -144,6 +144,34 @@ describe.each(testDatabases)('bot API on %s', (database) => {
         const post = await t.app.inject({ method: 'POST', url: `/client/v1/channels/${channelId}/messages`, headers: { authorization: `Bearer ${eve.token}` }, payload: { type: 'text', data: { text: 'hi' } } });
         expect({ status: post.statusCode, code: post.json().code }).toEqual({ status: 404, code: 400400 });
       }
+    });
+
+    it('message: a client moderator cannot act on a conversation, which answers as a missing channel does', async () => {
+      const ann = await userWithToken('ann');
+      const conversation = (await bot.json(t.app, '/direct/message', { uid: ann.userId, message: text('private to Ann') })).json().message.groupId as string;
+      const role = t.uniqueId('all-mod');
+      const permissions = ['EDIT_CHANNEL', 'ADD_CHANNEL_USER', 'REMOVE_CHANNEL_USER', 'BAN_USER_FROM_CHANNEL', 'MUTE_CHANNEL', 'MUTE_USER_INSIDE_CHANNEL', 'CLOSE_CHANNEL'];
+      expect((await admin.call('PUT', '/api/v2/roles', { publicIds: [role], permissions })).statusCode).toBe(200);
+      const mod = await userWithToken('mod', [role]);
+      const as = (method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+        t.app.inject({ method, url, headers: { authorization: `Bearer ${mod.token}` }, ...(payload ? { payload } : {}) });
+      for (const channelId of [conversation, 'dm-00000000000000000000000000000000']) {
+        for (const [method, url, payload] of [
+          ['POST', `/client/v1/channels/${channelId}/users`, { userIds: [mod.userId] }],
+          ['PUT', `/client/v1/channels/${channelId}`, { displayName: 'mine now' }],
+          ['DELETE', `/client/v1/channels/${channelId}/users`, { userIds: [ann.userId] }],
+          ['POST', `/client/v1/channels/${channelId}/users/ban`, { userIds: [ann.userId] }],
+          ['PUT', `/client/v1/channels/${channelId}/mute`, { mutePeriod: 1000 }],
+          ['PUT', `/client/v1/channels/${channelId}/users/mute`, { mutePeriod: 1000, userIds: [ann.userId] }],
+          ['POST', `/client/v1/channels/${channelId}/close`, undefined],
+        ] as const) {
+          const response = await as(method, url, payload);
+          expect({ url, status: response.statusCode, code: response.json().code }).toEqual({ url, status: 404, code: 400400 });
+        }
+      }
+      const read = await t.app.inject({ method: 'GET', url: `/client/v1/channels/${conversation}/messages`, headers: { authorization: `Bearer ${mod.token}` } });
+      expect(read.statusCode).toBe(404);
+      expect((await ann.read(conversation)).map((m) => m.data.text)).toEqual(['private to Ann']);
     });
 
     it('message: concurrent first sends share one conversation', async () => {

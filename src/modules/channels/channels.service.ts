@@ -7,7 +7,7 @@ import { appendEvents } from '../../events/outbox.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { createUsersStore } from '../users/users.store.js';
 import { presentChannel } from './channels.present.js';
-import { type ChannelCursor, type ChannelRow, createChannelsStore, type MemberRow } from './channels.store.js';
+import { type ChannelCursor, type ChannelRow, CONVERSATION_TYPE, createChannelsStore, type MemberRow } from './channels.store.js';
 
 /** The calling actor, as far as channels care. */
 export interface Actor {
@@ -190,6 +190,11 @@ export function createChannelsService(deps: {
         await appendEvents(trx, [memberEvent('member.added', channel, userIds, actor.userId, now)], now);
         return { channel, member: await store.findMember(input.channelId, actor.userId) };
       });
+    },
+
+    /** Whether the channel is a bot's conversation with a user (kept out of moderation). */
+    async isConversation(channelId: string): Promise<boolean> {
+      return (await channels.findById(channelId))?.type === CONVERSATION_TYPE;
     },
 
     async setDisplayName(channelId: string, displayName: string): Promise<ChannelRow> {

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
 import { principalOf } from '../../http/auth.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, notFound } from '../../http/errors.js';
 import { ChannelIdParams, Id, IdList } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { presentChannel } from '../channels/channels.present.js';
 import { type ChannelsService, MAX_MUTE_PERIOD_MS } from '../channels/channels.service.js';
+import type { Permission } from '../roles/permissions.js';
 import type { PermissionsService } from '../roles/permissions.service.js';
 import type { UsersService } from '../users/users.service.js';
 
@@ -23,36 +24,46 @@ export function registerClientModerationRoutes(
 ): void {
   const { channels, permissions } = deps;
 
+  /**
+   * The permission, and a channel a moderator may act on. A bot's conversation with a user answers as a
+   * missing channel does, whatever the caller's roles: its id follows from the two user ids, and a
+   * moderator who could add themselves to it would read the bot's private messages.
+   */
+  async function requireChannelPermission(userId: string, permission: Permission, channelId: string): Promise<void> {
+    await permissions.require(userId, permission, channelId);
+    if (await channels.isConversation(channelId)) throw notFound('Channel');
+  }
+
   app.put(
     '/channels/:channelId',
     { schema: { ...tag, summary: 'Rename a channel (EDIT_CHANNEL)', params: ChannelIdParams, body: Type.Object({ displayName: Type.String({ maxLength: 200 }) }) } },
     async (request) => {
-      await permissions.require(principalOf(request).userId, 'EDIT_CHANNEL', request.params.channelId);
+      await requireChannelPermission(principalOf(request).userId, 'EDIT_CHANNEL', request.params.channelId);
       const channel = await channels.setDisplayName(request.params.channelId, request.body.displayName);
       return { channel: presentChannel(channel, deps.clock.now()) };
     },
   );
 
   app.post('/channels/:channelId/users', { schema: { ...tag, summary: 'Add members (ADD_CHANNEL_USER)', params: ChannelIdParams, body: UserIds } }, async (request) => {
-    await permissions.require(principalOf(request).userId, 'ADD_CHANNEL_USER', request.params.channelId);
+    await requireChannelPermission(principalOf(request).userId, 'ADD_CHANNEL_USER', request.params.channelId);
     await channels.addUsers(request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
 
   app.delete('/channels/:channelId/users', { schema: { ...tag, summary: 'Remove members (REMOVE_CHANNEL_USER)', params: ChannelIdParams, body: UserIds } }, async (request) => {
-    await permissions.require(principalOf(request).userId, 'REMOVE_CHANNEL_USER', request.params.channelId);
+    await requireChannelPermission(principalOf(request).userId, 'REMOVE_CHANNEL_USER', request.params.channelId);
     await channels.removeUsers(request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
 
   app.post('/channels/:channelId/users/ban', { schema: { ...tag, summary: 'Ban from a channel (BAN_USER_FROM_CHANNEL)', params: ChannelIdParams, body: UserIds } }, async (request) => {
-    await permissions.require(principalOf(request).userId, 'BAN_USER_FROM_CHANNEL', request.params.channelId);
+    await requireChannelPermission(principalOf(request).userId, 'BAN_USER_FROM_CHANNEL', request.params.channelId);
     await channels.ban(request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
 
   app.post('/channels/:channelId/users/unban', { schema: { ...tag, summary: 'Unban (BAN_USER_FROM_CHANNEL)', params: ChannelIdParams, body: UserIds } }, async (request) => {
-    await permissions.require(principalOf(request).userId, 'BAN_USER_FROM_CHANNEL', request.params.channelId);
+    await requireChannelPermission(principalOf(request).userId, 'BAN_USER_FROM_CHANNEL', request.params.channelId);
     await channels.unban(request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
@@ -61,7 +72,7 @@ export function registerClientModerationRoutes(
     '/channels/:channelId/mute',
     { schema: { ...tag, summary: 'Mute a channel (MUTE_CHANNEL)', params: ChannelIdParams, body: Type.Object({ mutePeriod: MutePeriod }) } },
     async (request) => {
-      await permissions.require(principalOf(request).userId, 'MUTE_CHANNEL', request.params.channelId);
+      await requireChannelPermission(principalOf(request).userId, 'MUTE_CHANNEL', request.params.channelId);
       await channels.mute(request.params.channelId, request.body.mutePeriod);
       return { success: true };
     },
@@ -78,14 +89,14 @@ export function registerClientModerationRoutes(
       },
     },
     async (request) => {
-      await permissions.require(principalOf(request).userId, 'MUTE_USER_INSIDE_CHANNEL', request.params.channelId);
+      await requireChannelPermission(principalOf(request).userId, 'MUTE_USER_INSIDE_CHANNEL', request.params.channelId);
       await channels.muteUsers(request.params.channelId, request.body.userIds, request.body.mutePeriod);
       return { success: true };
     },
   );
 
   app.post('/channels/:channelId/close', { schema: { ...tag, summary: 'Close a channel (CLOSE_CHANNEL)', params: ChannelIdParams } }, async (request) => {
-    await permissions.require(principalOf(request).userId, 'CLOSE_CHANNEL', request.params.channelId);
+    await requireChannelPermission(principalOf(request).userId, 'CLOSE_CHANNEL', request.params.channelId);
     await channels.close(request.params.channelId);
     return { status: 'success' as const };
   });
