@@ -351,7 +351,7 @@ export async function buildApp(
       client.addHook('onRequest', async (request) => {
         request.principal = await authenticateEndUser(bearerTokenOf(request));
       });
-      registerClientBasicsRoutes(client, { db, clock });
+      registerClientBasicsRoutes(client, { db, clock, sendRules });
       registerClientModerationRoutes(client, { channels, users, permissions: createPermissionsService({ db }), clock });
       registerSocialRoutes(client, { social });
       registerClientMessageActionRoutes(client, { reactions, flags: messageFlags });

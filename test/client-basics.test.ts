@@ -47,7 +47,8 @@ describe.each(testDatabases)('client API basics on %s', (database) => {
     const pia = await userWithToken('pia');
     const mine = t.uniqueId('pia-ch');
     await admin.createChannel(mine, { userIds: [pia.userId] });
-    await admin.createChannel(t.uniqueId('not-pia'));
+    const notPia = t.uniqueId('not-pia');
+    await admin.createChannel(notPia);
     const list = (await pia.as('GET', '/client/v1/channels')).json();
     expect(list.channels.map((c: { channel: { channelId: string } }) => c.channel.channelId)).toEqual([mine]);
     expect(list.channels[0]).toMatchObject({ unreadCount: 0, channelUser: { userId: pia.userId, readToSegment: 0 } });
@@ -61,13 +62,27 @@ describe.each(testDatabases)('client API basics on %s', (database) => {
     const backwards = await pia.as('POST', `/client/v1/channels/${mine}/read`, { segment: 1 });
     expect(backwards.json().readToSegment).toBe(2);
 
-    const notMine = await pia.as('POST', `/client/v1/channels/${t.uniqueId('elsewhere')}/read`, { segment: 1 });
-    expect(notMine.statusCode).toBe(403);
-    expect(notMine.json().code).toBe(400301);
+    const notMine = await pia.as('POST', `/client/v1/channels/${notPia}/read`, { segment: 1 });
+    expect({ status: notMine.statusCode, code: notMine.json().code }).toEqual({ status: 403, code: 400301 });
+    // As for reading messages: a channel that does not exist is 404, a ban from the channel 400304.
+    const missing = await pia.as('POST', `/client/v1/channels/${t.uniqueId('elsewhere')}/read`, { segment: 1 });
+    expect({ status: missing.statusCode, code: missing.json().code }).toEqual({ status: 404, code: 400400 });
+    const banning = t.uniqueId('bans-pia');
+    await admin.createChannel(banning, { userIds: [pia.userId] });
+    await admin.call('POST', `/api/v2/channel/${banning}/users/ban`, { userIds: [pia.userId] });
+    const banned = await pia.as('POST', `/client/v1/channels/${banning}/read`, { segment: 1 });
+    expect({ status: banned.statusCode, code: banned.json().code }).toEqual({ status: 403, code: 400304 });
     // Past the 32-bit segment column: a parameters error naming the field, not a database error.
     const huge = await pia.as('POST', `/client/v1/channels/${mine}/read`, { segment: 3_000_000_000 });
     expect(huge.statusCode).toBe(422);
     expect(huge.json().data.detail[0].field).toBe('body.segment');
     expect((await pia.as('GET', '/client/v1/channels')).json().channels[0].unreadCount).toBe(1);
+
+    // A marker ahead of the channel stops at its last message: the next message is still unread.
+    const ahead = await pia.as('POST', `/client/v1/channels/${mine}/read`, { segment: 1000 });
+    expect(ahead.json().readToSegment).toBe(3);
+    await admin.call('POST', '/api/v2/message', { channelId: mine, type: 'text', data: { text: 'the fourth' } });
+    const listed = (await pia.as('GET', '/client/v1/channels')).json().channels.find((c: { channel: { channelId: string } }) => c.channel.channelId === mine);
+    expect(listed.unreadCount).toBe(1);
   });
 });

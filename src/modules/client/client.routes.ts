@@ -6,6 +6,7 @@ import { ChannelIdParams, Segment } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { Executor } from '../../storage/database.js';
 import { presentChannel, presentChannelUser } from '../channels/channels.present.js';
+import type { SendRules } from '../messages/send-rules.js';
 import { presentUser } from '../users/users.present.js';
 import { createUsersStore } from '../users/users.store.js';
 import { createClientStore } from './client.store.js';
@@ -13,7 +14,7 @@ import { createClientStore } from './client.store.js';
 const tag = { tags: ['client'] };
 
 /** The caller's own profile and channels: what an end-user app shows first. */
-export function registerClientBasicsRoutes(app: TypedApp, deps: { db: Executor; clock: Clock }): void {
+export function registerClientBasicsRoutes(app: TypedApp, deps: { db: Executor; clock: Clock; sendRules: SendRules }): void {
   const store = createClientStore(deps.db);
   const users = createUsersStore(deps.db);
 
@@ -57,7 +58,12 @@ export function registerClientBasicsRoutes(app: TypedApp, deps: { db: Executor; 
       },
     },
     async (request) => {
-      const readTo = await store.advanceReadMarker(request.params.channelId, principalOf(request).userId, request.body.segment, deps.clock.now());
+      const userId = principalOf(request).userId;
+      // As for reading its messages: a missing channel is 404, a ban 400304, no membership 400301.
+      const { channel } = await deps.sendRules.requireReader(userId, request.params.channelId);
+      // Never past the last message: a marker ahead of the channel would count its next messages read.
+      const segment = Math.min(request.body.segment, channel.last_segment);
+      const readTo = await store.advanceReadMarker(request.params.channelId, userId, segment, deps.clock.now());
       if (readTo === null) throw new AppError('permissionDenied', 'Not a member of the channel.');
       return { status: 'success' as const, readToSegment: readTo };
     },
