@@ -79,6 +79,25 @@ describe.each(testDatabases)('channels admin API on %s', (database) => {
     expect(indexed.json().channel).toMatchObject({ memberCount: 2, metadata: { k: 'v' } });
   });
 
+  it('lists channels for a query with no body, an empty JSON body or an empty form, all fields being optional', async () => {
+    const channelId = t.uniqueId('listed');
+    await admin.createChannel(channelId);
+    const headers = { authorization: `Bearer ${t.adminToken}` };
+    for (const [label, extra] of [
+      ['no body', {}],
+      ['empty JSON', { headers: { ...headers, 'content-type': 'application/json' }, payload: '' }],
+      ['empty form', { headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' }],
+    ] as const) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/v2/channels', headers, ...extra });
+      expect({ label, status: response.statusCode }).toEqual({ label, status: 200 });
+      expect(Array.isArray(response.json().results)).toBe(true);
+    }
+    // A route whose body has required fields still says which one is missing.
+    const create = await t.app.inject({ method: 'POST', url: '/api/v2/channel', headers: { ...headers, 'content-type': 'application/json' }, payload: '' });
+    expect(create.statusCode).toBeGreaterThanOrEqual(400);
+    expect(create.statusCode).toBeLessThan(500);
+  });
+
   it('refuses a taken channelId with 409 / 400315', async () => {
     const channelId = t.uniqueId('dup');
     await admin.createChannel(channelId);

@@ -76,6 +76,14 @@ describe.each(testDatabases)('users and roles admin API on %s', (database) => {
     const wildcard = await admin.call('GET', '/api/v2/users?search=1_0');
     expect(wildcard.json().users).toEqual([]);
 
+    // Case-insensitive beyond ASCII, on SQLite as on PostgreSQL.
+    const accented = t.uniqueId('accented');
+    await admin.createUser(accented, { displayName: 'Ωmega Élodie' });
+    for (const search of ['Ωmega É', 'ωMEGA é', 'ΩMEGA ÉLO']) {
+      const found = (await admin.call('GET', `/api/v2/users?search=${encodeURIComponent(search)}`)).json();
+      expect({ search, ids: found.users.map((u: { info: { userId: string } }) => u.info.userId) }).toEqual({ search, ids: [accented] });
+    }
+
     expect((await admin.call('GET', '/api/v2/users?limit=0')).statusCode).toBe(422);
     expect((await admin.call('GET', '/api/v2/users?limit=101')).statusCode).toBe(422);
     expect((await admin.call('GET', '/api/v2/users?filter=banned')).statusCode).toBe(400);

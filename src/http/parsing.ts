@@ -28,7 +28,8 @@ export function installBodyParsers(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body.length === 0 && request.routeOptions.schema?.body === undefined) {
+    const bodySchema = request.routeOptions.schema?.body as SchemaNode | undefined;
+    if (body.length === 0 && (bodySchema === undefined || acceptsEmptyBody(bodySchema))) {
       done(null, undefined);
       return;
     }
@@ -44,13 +45,22 @@ export function installBodyParsers(app: FastifyInstance): void {
   // Callback-style rather than async: it runs on every request, and an async hook costs a promise
   // and a microtask hop (seen in the message create profile).
   app.addHook('preValidation', (request, _reply, done) => {
+    // No body, or an empty one, where every field is optional (POST /api/v2/channels lists all
+    // channels): the empty object, as an empty form already is, not 422 "body must be object".
+    if (request.body == null && acceptsEmptyBody(request.routeOptions.schema?.body as SchemaNode | undefined)) request.body = {};
     decodeJsonFields(request);
     done();
   });
 }
 
+/** A body schema that is an object with no required field. */
+function acceptsEmptyBody(schema: SchemaNode | undefined): boolean {
+  return schema !== undefined && schema.type === 'object' && (schema.required === undefined || schema.required.length === 0);
+}
+
 interface SchemaNode {
   type?: string | string[];
+  required?: string[];
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
   anyOf?: SchemaNode[];

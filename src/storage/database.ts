@@ -46,6 +46,9 @@ export function openStorage(options: { databaseUrl: string | null; dataDir: stri
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
+  // SQLite's own lower() folds ASCII only, so a search for "élo" never met "Élodie" (PostgreSQL's
+  // does); a connection may replace a built-in function, and this is JavaScript's full lower case.
+  file.function('lower', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
   cacheStatements(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
   // WAL checkpoints on a worker thread once the database is busy (checkpointer.ts).
