@@ -45,6 +45,18 @@ describe.each(testDatabases)('users and roles admin API on %s', (database) => {
     expect(short.statusCode).toBe(422);
   });
 
+  it('creates a new user once when the same create arrives eight times at once; a taken username is still 409', async () => {
+    const userId = t.uniqueId('racer');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => admin.call('PUT', '/api/v2/users', { userId, displayName: 'Racer' })));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array(8).fill(200));
+    const rows = await t.storage.db.selectFrom('users').select('id').where('id', '=', userId).execute();
+    expect(rows).toHaveLength(1);
+    const name = t.uniqueId('handle');
+    expect((await admin.call('PUT', '/api/v2/users', { userId: t.uniqueId('first'), username: name, password: 'correct horse battery' })).statusCode).toBe(200);
+    const taken = await admin.call('PUT', '/api/v2/users', { userId: t.uniqueId('second'), username: name, password: 'correct horse battery' });
+    expect({ status: taken.statusCode, code: taken.json().code }).toEqual({ status: 409, code: 400315 });
+  });
+
   it('lists users with a case-insensitive prefix search, limit and page tokens', async () => {
     const prefix = t.uniqueId('Zed').toLowerCase();
     for (let i = 0; i < 12; i++) await admin.createUser(`${prefix}-${String(i).padStart(2, '0')}`, { displayName: `Zed ${i}` });

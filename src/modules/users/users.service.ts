@@ -66,6 +66,38 @@ export function createUsersService(deps: {
     return user;
   }
 
+  /** Creates the user, or changes only the fields given, in one transaction. */
+  async function writeUser(input: UpsertUserInput, changes: UserChanges, now: number): Promise<void> {
+    await runTransaction(deps.db, async (trx) => {
+      const store = createUsersStore(trx);
+      const existing = await store.findById(input.userId);
+      if (existing) {
+        await store.update(input.userId, changes, now);
+        return;
+      }
+      await store.insert({
+        id: input.userId,
+        kind: 'user',
+        display_name: changes.display_name ?? input.userId,
+        roles: changes.roles ?? '[]',
+        metadata: changes.metadata ?? '{}',
+        flag_count: 0,
+        is_global_ban: 0,
+        username: changes.username ?? null,
+        password_hash: changes.password_hash ?? null,
+        firstname: changes.firstname ?? null,
+        lastname: changes.lastname ?? null,
+        email: changes.email ?? null,
+        position: changes.position ?? null,
+        status: changes.status ?? null,
+        extras: changes.extras ?? '{}',
+        avatar: null,
+        created_at: now,
+        updated_at: now,
+      });
+    });
+  }
+
   return {
     requireUser,
 
@@ -73,40 +105,18 @@ export function createUsersService(deps: {
     async upsert(input: UpsertUserInput): Promise<UserRow> {
       const now = deps.clock.now();
       const changes = await changesFrom(input);
-      try {
-        await runTransaction(deps.db, async (trx) => {
-          const store = createUsersStore(trx);
-          const existing = await store.findById(input.userId);
-          if (existing) {
-            await store.update(input.userId, changes, now);
-            return;
-          }
-          await store.insert({
-            id: input.userId,
-            kind: 'user',
-            display_name: changes.display_name ?? input.userId,
-            roles: changes.roles ?? '[]',
-            metadata: changes.metadata ?? '{}',
-            flag_count: 0,
-            is_global_ban: 0,
-            username: changes.username ?? null,
-            password_hash: changes.password_hash ?? null,
-            firstname: changes.firstname ?? null,
-            lastname: changes.lastname ?? null,
-            email: changes.email ?? null,
-            position: changes.position ?? null,
-            status: changes.status ?? null,
-            extras: changes.extras ?? '{}',
-            avatar: null,
-            created_at: now,
-            updated_at: now,
-          });
-        });
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new AppError('alreadyExists', `Username ${input.username ?? ''} is taken.`);
-        throw error;
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await writeUser(input, changes, now);
+          return requireUser(input.userId);
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          const holder = input.username ? await users.findByUsername(input.username) : undefined;
+          if (holder && holder.id !== input.userId) throw new AppError('alreadyExists', `Username ${input.username ?? ''} is taken.`);
+          // Two creates of one new user at once: the other insert won, so this one now updates it.
+          if (attempt >= 3) throw error;
+        }
       }
-      return requireUser(input.userId);
     },
 
     async list(input: ListUsersInput): Promise<{ rows: UserRow[]; paging: Paging }> {
