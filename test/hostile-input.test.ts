@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTokensService } from '../src/modules/tokens/tokens.service.js';
 import { adminClient } from './helpers/admin.js';
 import { multipartBody } from './helpers/media.js';
 import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
@@ -56,6 +57,31 @@ describe.each(testDatabases)('hostile input on %s', (database) => {
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json().data.messages[0].topicId).toBeNull();
     }
+  });
+
+  it('refuses a NUL character in any text with 422 naming the field, on every database', async () => {
+    const userId = t.uniqueId('nul-user');
+    await admin.createUser(userId, { displayName: 'Nul' });
+    const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
+    const asUser = (method: 'POST' | 'GET', url: string, payload?: Record<string, unknown>) =>
+      t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+    const cases: Array<[string, Promise<{ statusCode: number; json: () => { code?: number; data?: { detail?: Array<{ field: string }> } } }>, string]> = [
+      ['post text', asUser('POST', '/client/v1/posts', { text: 'a\u0000b' }), 'body.text'],
+      ['community name', asUser('POST', '/client/v1/communities', { displayName: 'a\u0000b' }), 'body.displayName'],
+      ['user display name', admin.call('PUT', '/api/v2/users', { userId, displayName: 'x\u0000y' }), 'body.displayName'],
+      ['channel display name', admin.call('POST', '/api/v2/channel', { channelId: t.uniqueId('nul-ch'), type: 'standard', displayName: 'x\u0000' }), 'body.displayName'],
+      ['nested custom data', admin.call('POST', '/api/v2/channel', { channelId: t.uniqueId('nul-meta'), type: 'standard', metadata: { deep: ['ok', 'n\u0000'] } }), 'body.metadata.deep[1]'],
+      ['user search', admin.call('GET', '/api/v2/users?search=a%00b'), 'querystring.search'],
+      ['blacklist word', admin.call('POST', '/api/v2/blacklist/records', { regexs: ['b\u0000d'] }), 'body.regexs[0]'],
+    ];
+    for (const [label, pending, field] of cases) {
+      const response = await pending;
+      expect({ label, status: response.statusCode, code: response.json().code, field: response.json().data?.detail?.[0]?.field }).toEqual({ label, status: 422, code: 500000, field });
+    }
+    const form = await t.app.inject({ method: 'PUT', url: '/api/v2/users', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: `userId=${userId}&displayName=a%00b` });
+    expect({ status: form.statusCode, field: form.json().data.detail[0].field }).toEqual({ status: 422, field: 'body.displayName' });
+    // Escaped text that merely reads \u0000 is no NUL.
+    expect((await admin.call('PUT', '/api/v2/users', { userId, displayName: 'literally \\u0000' })).statusCode).toBe(200);
   });
 
   it('refuses multipart fields named like object properties with 400, storing nothing', async () => {
