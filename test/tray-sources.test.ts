@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { latestEventId } from '../src/events/outbox.js';
 import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
 import { type TrayKit, trayKit } from './helpers/tray.js';
 
@@ -14,6 +16,13 @@ describe.each(testDatabases)('communities, posts, comments and reactions on %s',
   afterAll(async () => {
     await t.close();
   });
+
+  let address: string | null = null;
+  /** The app on a real port, for the stream (bound once, on 127.0.0.1). */
+  async function listening(): Promise<string> {
+    address ??= await t.app.listen({ port: 0, host: '127.0.0.1' });
+    return address;
+  }
 
   it('creates, joins and leaves communities', async () => {
     const [ann, bob] = [await kit.user('ann'), await kit.user('bob')];
@@ -92,6 +101,41 @@ describe.each(testDatabases)('communities, posts, comments and reactions on %s',
     await bob.ok('DELETE', `/client/v1/posts/${postId}/reactions/constructor`);
     await bob.ok('DELETE', `/client/v1/posts/${postId}/reactions/__proto__`);
     expect(await counts()).toEqual([['constructor', 1], ['toString', 1]]);
+  });
+
+  it("tells the owner's stream that their tray changed (tray.updated), and no one else's", async () => {
+    const [ann, bob] = [await kit.user('ann'), await kit.user('bob')];
+    const postId = await kit.post(ann, null);
+    await kit.settle();
+    const since = await latestEventId(t.storage.db);
+    const comment = await bob.ok<{ commentId: string }>('POST', `/client/v1/posts/${postId}/comments`, { text: 'nice' });
+    await bob.ok('POST', `/client/v1/posts/${postId}/reactions`, { reactionName: 'like' });
+    await bob.ok('DELETE', `/client/v1/posts/${postId}/reactions/like`);
+    expect(comment.commentId).toBeTruthy();
+    await kit.settle();
+    await t.events.relay.flush();
+
+    const frames = async (reader: { token: string }) => {
+      const address = await listening();
+      const socket = new WebSocket(`${address.replace('http', 'ws')}/client/v1/stream?token=${reader.token}&since=${since}`);
+      const received: Array<{ type: string; data: { verb?: string; targetId?: string; targetGroup?: string } }> = [];
+      socket.on('message', (raw) => received.push(JSON.parse(raw.toString())));
+      await new Promise<void>((resolve, reject) => {
+        socket.on('open', () => resolve());
+        socket.on('error', reject);
+      });
+      // The replay is sent right after the upgrade; a short bounded wait collects it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      socket.close();
+      return received.filter((frame) => frame.type === 'tray.updated');
+    };
+    const annFrames = await frames(ann);
+    // One frame per changed record per consumer batch: the like and its removal may share one.
+    expect([...new Set(annFrames.map((frame) => `${frame.data.verb} ${frame.data.targetId}`))]).toEqual([`comment ${postId}`, `like ${postId}`]);
+    const history = await kit.history(ann);
+    const commentRecord = history.data.find((record) => record.verb === 'comment');
+    expect(annFrames[0]?.data.targetGroup).toBe(commentRecord?.targetGroup);
+    expect(await frames(bob)).toEqual([]);
   });
 
   it('needs membership to comment on or like a community post', async () => {

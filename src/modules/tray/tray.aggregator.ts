@@ -1,4 +1,4 @@
-import type { OutboxEvent } from '../../events/outbox.js';
+import { appendEvents, type OutboxEvent } from '../../events/outbox.js';
 import type { Executor } from '../../storage/database.js';
 import { isSocialEventData, type SocialEventData } from '../social/social.events.js';
 import type { TrayVerb } from './tray.describe.js';
@@ -18,7 +18,8 @@ interface Addition {
   sourceKey: string;
 }
 
-export const ownerKeyOfUser = (userId: string): string => `u:${userId}`;
+const USER_OWNER = 'u:';
+export const ownerKeyOfUser = (userId: string): string => `${USER_OWNER}${userId}`;
 export const ownerKeyOfCommunity = (communityId: string): string => `c:${communityId}`;
 
 /** What an event adds to the tray, or null when the tray ignores it (SPEC.md, Events). */
@@ -84,11 +85,21 @@ async function refreshRecord(store: TrayStore, recordId: number, communityName?:
   });
 }
 
-async function add(store: TrayStore, addition: Addition, data: SocialEventData, now: number): Promise<void> {
+/** A record an event changed, as /notifications/read names it. */
+interface ChangedRecord {
+  ownerKey: string;
+  verb: string;
+  targetId: string;
+  windowStart: number;
+}
+
+async function add(store: TrayStore, addition: Addition, data: SocialEventData, now: number): Promise<ChangedRecord | null> {
   const open = await store.latestWindow(addition.ownerKey, addition.verb, addition.targetId);
   let recordId: number;
+  let windowStart = data.at;
   if (open && data.at - open.window_start <= TRAY_WINDOW_MS) {
     recordId = open.id;
+    windowStart = open.window_start;
   } else {
     // A new window; an older record is left exactly as it was.
     recordId = await store.insertRecord({
@@ -110,7 +121,7 @@ async function add(store: TrayStore, addition: Addition, data: SocialEventData, 
   }
   const { actor } = data;
   const inserted = await store.insertContribution({ source_key: addition.sourceKey, record_id: recordId, actor_id: actor.id, at: data.at, name: actor.name, avatar_id: actor.avatarId });
-  if (!inserted) return;
+  if (!inserted) return null;
   const known = await store.findActor(recordId, actor.id);
   if (known) {
     if (data.at >= known.last_at) await store.updateActor(recordId, actor.id, { last_at: data.at, name: actor.name, avatar_id: actor.avatarId });
@@ -119,14 +130,15 @@ async function add(store: TrayStore, addition: Addition, data: SocialEventData, 
     await store.addToActorsCount(recordId, 1);
   }
   await refreshRecord(store, recordId, addition.communityName);
+  return { ownerKey: addition.ownerKey, verb: addition.verb, targetId: addition.targetId, windowStart };
 }
 
-async function remove(store: TrayStore, sourceKey: string, at: number): Promise<void> {
+async function remove(store: TrayStore, sourceKey: string, at: number): Promise<ChangedRecord | null> {
   const contribution = await store.findContribution(sourceKey);
-  if (!contribution) return;
+  if (!contribution) return null;
   const record = await store.findRecordById(contribution.record_id);
   // A record older than its 10-day window is left unchanged (SPEC.md, States and transitions).
-  if (!record || at - record.window_start > TRAY_WINDOW_MS) return;
+  if (!record || at - record.window_start > TRAY_WINDOW_MS) return null;
   await store.deleteContribution(sourceKey);
   const remaining = await store.latestContributionOf(record.id, contribution.actor_id);
   if (remaining) {
@@ -136,6 +148,7 @@ async function remove(store: TrayStore, sourceKey: string, at: number): Promise<
     await store.addToActorsCount(record.id, -1);
   }
   await refreshRecord(store, record.id);
+  return { ownerKey: record.owner_key, verb: record.verb, targetId: record.target_id, windowStart: record.window_start };
 }
 
 /**
@@ -144,14 +157,24 @@ async function remove(store: TrayStore, sourceKey: string, at: number): Promise<
  */
 export async function applySocialEvents(trx: Executor, events: readonly OutboxEvent[], now: number): Promise<void> {
   const store = createTrayStore(trx);
+  const changed = new Map<string, ChangedRecord>();
   for (const event of events) {
     if (!isSocialEventData(event.data)) continue;
     const addition = additionOf(event.type, event.data);
-    if (addition) {
-      await add(store, addition, event.data, now);
-      continue;
-    }
-    const removal = removalOf(event.type, event.data);
-    if (removal) await remove(store, removal, event.data.at);
+    const removal = addition ? null : removalOf(event.type, event.data);
+    const record = addition ? await add(store, addition, event.data, now) : removal ? await remove(store, removal, event.data.at) : null;
+    if (record?.ownerKey.startsWith(USER_OWNER)) changed.set(`${record.ownerKey} ${record.verb} ${record.targetId} ${record.windowStart}`, record);
   }
+  // The owner's open streams learn of it (`tray.updated`, API-CONVENTIONS.md section 6), in this
+  // transaction, so exactly once. A community's post records belong to every member: telling each
+  // would be an event per member per post, so those are read from the history instead.
+  await appendEvents(
+    trx,
+    [...changed.values()].map((record) => ({
+      type: 'tray.updated',
+      recipientId: record.ownerKey.slice(USER_OWNER.length),
+      data: { verb: record.verb, targetId: record.targetId, targetGroup: String(record.windowStart) },
+    })),
+    now,
+  );
 }
