@@ -80,6 +80,18 @@ describe.each(testDatabases)('hostile input on %s', (database) => {
     }
     const form = await t.app.inject({ method: 'PUT', url: '/api/v2/users', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: `userId=${userId}&displayName=a%00b` });
     expect({ status: form.statusCode, field: form.json().data.detail[0].field }).toEqual({ status: 422, field: 'body.displayName' });
+    // A key, and JSON held in a form field, are read too (found by a review helper: both reached PostgreSQL).
+    const key = await admin.call('POST', '/api/v2/channel', { channelId: t.uniqueId('nul-key'), type: 'standard', metadata: { 'k\u0000': 1 } });
+    expect({ status: key.statusCode, field: key.json().data?.detail?.[0]?.field }).toEqual({ status: 422, field: 'body.metadata.k\\u0000' });
+    const formChannel = t.uniqueId('nul-form');
+    await admin.createChannel(formChannel);
+    const formJson = await t.app.inject({
+      method: 'POST',
+      url: '/api/v2/message',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `channelId=${formChannel}&type=text&data[text]=hi&tags=${encodeURIComponent('["a\\u0000"]')}`,
+    });
+    expect({ status: formJson.statusCode, field: formJson.json().data?.detail?.[0]?.field }).toEqual({ status: 422, field: 'body.tags[0]' });
     // Escaped text that merely reads \u0000 is no NUL.
     expect((await admin.call('PUT', '/api/v2/users', { userId, displayName: 'literally \\u0000' })).statusCode).toBe(200);
   });

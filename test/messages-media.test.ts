@@ -246,11 +246,14 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     expect(pdfServed.headers['content-disposition']).toContain('filename="report.pdf"');
     expect(pdfMessage.channelSegment).toBe(2);
 
-    // Every invisible or control character goes: the Arabic letter mark (a bidi control), a joiner, a BOM, a line separator.
-    const hidden = await upload('/api/v2/messages/files', [['channelId', channelId]], [
-      { name: 'file', fileName: 'a\u061cb\u200dc\ufeffd\u2028e.txt', contentType: 'text/plain', data: Buffer.from('x') },
-    ]);
-    expect(hidden.json().data.messages[0].data.fileName).toBe('a_b_c_d_e.txt');
+    // Invisible and control characters go: the Arabic letter mark (a bidi control), a zero-width space, a
+    // BOM, a line separator. The joiners real names are written with stay.
+    const named = async (fileName: string) =>
+      (await upload('/api/v2/messages/files', [['channelId', channelId]], [{ name: 'file', fileName, contentType: 'text/plain', data: Buffer.from('x') }])).json().data.messages[0].data.fileName;
+    expect(await named('a\u061cb\u200bc\ufeffd\u2028e.txt')).toBe('a_b_c_d_e.txt');
+    for (const kept of ['\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.txt', '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}.png', '\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}.txt']) {
+      expect(await named(kept)).toBe(kept);
+    }
 
     const asImage = await download(pdfMessage.messageId, 'small');
     expect(asImage.statusCode).toBe(404);

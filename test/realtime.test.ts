@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { createRealtimeStore } from '../src/modules/realtime/realtime.store.js';
 import { createTokensService } from '../src/modules/tokens/tokens.service.js';
 import { adminClient } from './helpers/admin.js';
 import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
@@ -148,6 +149,24 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
       ['member.added', markId, expect.arrayContaining([kim.userId])],
     ]);
     stream.socket.close();
+  });
+
+  it('resumes past stored events whose payload holds an escaped NUL (written before NUL was refused)', async () => {
+    const since = Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
+    const [gone, other] = [t.uniqueId('gone'), t.uniqueId('other')];
+    const channel = { channelId: 'old-ch', displayName: 'old', metadata: { 'k\u0000': 'v\u0000' } };
+    const payloadOf = (userIds: string[]) => JSON.stringify({ channelId: 'old-ch', userIds, channel });
+    await t.storage.db
+      .insertInto('outbox')
+      .values([
+        { type: 'member.removed', channel_id: 'old-ch', user_id: null, recipient_id: null, payload: payloadOf([gone, 'x"]y']), created_at: Date.now() },
+        { type: 'channel.updated', channel_id: 'old-ch', user_id: null, recipient_id: null, payload: JSON.stringify({ channel }), created_at: Date.now() },
+      ])
+      .execute();
+    const store = createRealtimeStore(t.storage.db, t.storage.dialect);
+    expect((await store.eventsFor(gone, since, 100)).map((event) => event.type)).toEqual(['member.removed']);
+    expect(await store.eventsFor(other, since, 100)).toEqual([]);
+    expect((await store.eventsFor('x"]y', since, 100)).map((event) => event.type)).toEqual(['member.removed']);
   });
 
   it('ends the streams of a user banned while connected, with 4003', async () => {

@@ -103,7 +103,7 @@ function objectFieldsOf(schema: SchemaNode): readonly string[] {
 }
 
 /** `metadata={"a":1}` in a form or query string is accepted as the object it spells. */
-function decodeJsonFieldsOf(value: unknown, schema: SchemaNode): void {
+function decodeJsonFieldsOf(value: unknown, schema: SchemaNode, root: string): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
   const record = value as Record<string, unknown>;
   for (const key of objectFieldsOf(schema)) {
@@ -111,11 +111,17 @@ function decodeJsonFieldsOf(value: unknown, schema: SchemaNode): void {
     if (typeof field !== 'string') continue;
     const trimmed = field.trim();
     if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) continue;
+    let decoded: unknown;
     try {
-      record[key] = JSON.parse(trimmed);
+      decoded = JSON.parse(trimmed);
     } catch {
       // Left as a string: validation then names the field precisely.
+      continue;
     }
+    // JSON in a form field may spell a NUL as an escape the form's own check could not see.
+    const withNul = fieldWithNul(decoded, `${root}.${key}`);
+    if (withNul !== null) throw nulError(withNul);
+    record[key] = decoded;
   }
 }
 
@@ -131,12 +137,12 @@ function decodeJsonFields(request: FastifyRequest): void {
     const field = fieldWithNul(request.query, 'querystring');
     if (field !== null) throw nulError(field);
   }
-  if (schema.body?.properties) decodeJsonFieldsOf(request.body, schema.body);
-  if (schema.querystring?.properties) decodeJsonFieldsOf(request.query, schema.querystring);
+  if (schema.body?.properties) decodeJsonFieldsOf(request.body, schema.body, 'body');
+  if (schema.querystring?.properties) decodeJsonFieldsOf(request.query, schema.querystring, 'querystring');
 }
 
 /**
- * The path of the first string holding a NUL character in a parsed body or query, or null. No text
+ * The path of the first string or key holding a NUL character in a parsed body or query, or null. No text
  * needs one, and PostgreSQL refuses it in a text column: a post, a display name or a search with a NUL
  * answered 500 from deep in a store. Iterative, so deep nesting cannot overflow.
  */
@@ -149,7 +155,11 @@ export function fieldWithNul(value: unknown, root: string): string | null {
     } else if (Array.isArray(node)) {
       for (let index = node.length - 1; index >= 0; index--) stack.push({ node: node[index], path: `${path}[${index}]` });
     } else if (node !== null && typeof node === 'object') {
-      for (const [key, item] of Object.entries(node)) stack.push({ node: item, path: `${path}.${key}` });
+      for (const [key, item] of Object.entries(node)) {
+        // A key is stored too (metadata, custom data): PostgreSQL's JSON refuses a NUL there as well.
+        if (key.includes('\u0000')) return `${path}.${key.replaceAll('\u0000', '\\u0000')}`;
+        stack.push({ node: item, path: `${path}.${key}` });
+      }
     }
   }
   return null;

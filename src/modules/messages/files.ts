@@ -43,9 +43,11 @@ export function servedContentType(stored: string): string {
 
 /**
  * Control, format and separator characters other than the space: bidi controls (the Arabic letter mark
- * too) that make `txt.exe` read `exe.txt`, zero-width joiners, BOMs, line and paragraph separators.
+ * too) that make `txt.exe` read `exe.txt`, zero-width spaces, BOMs, line and paragraph separators. Not
+ * the joiners and tag characters that real names are written with: the zero-width non-joiner of Persian
+ * (`می‌خواهم`), the joiner of emoji sequences (`👨‍👩‍👧`), the tags of subdivision flags.
  */
-const INVISIBLE_OR_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const INVISIBLE_OR_CONTROL = /(?![\u200c\u200d\u{e0020}-\u{e007f}])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /** The last path segment, without control, invisible or reserved characters, at most 200 characters. */
 export function sanitizeFileName(given: string | undefined): string {

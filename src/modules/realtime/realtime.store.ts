@@ -3,11 +3,21 @@ import type { Dialect, Executor } from '../../storage/database.js';
 import { type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
 import { chunks } from '../../storage/chunks.js';
 
+/** The `userIds` array of a member event's JSON text, as a PostgreSQL regular expression (its one group). */
+const USER_IDS_ARRAY = '"userIds":(\\[(?:"(?:[^"\\\\]|\\\\.)*",?)*\\])';
+
 export function createRealtimeStore(db: Executor, dialect: Dialect) {
-  /** Whether an outbox row's `userIds` (a member event's data) holds the user. */
+  /**
+   * Whether a `member.removed` row's `userIds` holds the user. On PostgreSQL only that array's text is
+   * cast, never the whole payload: jsonb refuses an escaped NUL, which channel metadata in the same
+   * payload may hold (rows written before NUL was refused), and one such row failed every resume past it.
+   * The array is of ids, which hold no control character; the pattern reads a JSON array of strings.
+   */
   const namesUser = (userId: string) =>
     dialect === 'postgres'
-      ? sql<boolean>`(outbox.payload::jsonb -> 'userIds') @> to_jsonb(${userId}::text)`
+      ? sql<boolean>`case when outbox.type = 'member.removed'
+          then coalesce(substring(outbox.payload from ${USER_IDS_ARRAY})::jsonb @> to_jsonb(${userId}::text), false)
+          else false end`
       : sql<boolean>`exists (select 1 from json_each(outbox.payload, '$.userIds') where json_each.value = ${userId})`;
 
   return {
