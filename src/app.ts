@@ -213,6 +213,10 @@ export async function buildApp(
   const moderation = createModerationService({ db, bus: events.bus, onBackgroundError: (error) => app.log.error({ err: error }, 'moderation rules rebuild failed') });
   await moderation.start();
   textGuards.push(moderation.guard);
+  /** The message text guards on one text outside a message (a post, a reaction name), `field` naming it in the body. */
+  const guardOneText = async (actor: { userId: string }, field: string, text: string): Promise<void> => {
+    for (const guard of textGuards) await guard(actor, { channelId: '', texts: [{ field, text }] });
+  };
   const messages = createMessagesService({
     db,
     dialect,
@@ -268,11 +272,7 @@ export async function buildApp(
     db,
     dialect,
     clock,
-    textGuards: [
-      async (text, actor, field) => {
-        for (const guard of textGuards) await guard(actor, { channelId: '', texts: [{ field, text }] });
-      },
-    ],
+    textGuards: [(text, actor, field) => guardOneText(actor, field, text)],
   });
   // The notification tray (private beta, PARLEY_TRAY_ENABLED): consumer, /notifications routes, purge job.
   const tray = await createTray({
@@ -338,11 +338,7 @@ export async function buildApp(
     clock,
     pageTokens,
     // Reaction names are shown to everyone in the channel: the message text guards judge them too.
-    nameGuards: [
-      async (actor, reactionName) => {
-        for (const guard of textGuards) await guard(actor, { channelId: '', texts: [{ field: 'reactionName', text: reactionName }] });
-      },
-    ],
+    nameGuards: [(actor, reactionName) => guardOneText(actor, 'reactionName', reactionName)],
   });
   const messageFlags = createMessageFlagsService({ db, clock, reactions });
   // The client API: end-user apps with a user access token (API-CONVENTIONS.md section 6).

@@ -36,11 +36,7 @@ export function installBodyParsers(app: FastifyInstance): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     // JSON writes a NUL only escaped: one search of the text, and the walk only when it is there.
     if (!text.includes('\\u0000')) return parseJson(request, text, done);
-    parseJson(request, text, (error, parsed) => {
-      if (error) return done(error, undefined);
-      const field = fieldWithNul(parsed, 'body');
-      done(field === null ? null : nulError(field), field === null ? parsed : undefined);
-    });
+    parseJson(request, text, (error, parsed) => (error ? done(error, undefined) : doneWithoutNul(parsed, done)));
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     let parsed: Record<string, unknown>;
@@ -50,8 +46,7 @@ export function installBodyParsers(app: FastifyInstance): void {
       done(new AppError('badRequest', 'Form body could not be parsed.'), undefined);
       return;
     }
-    const field = fieldWithNul(parsed, 'body');
-    done(field === null ? null : nulError(field), field === null ? parsed : undefined);
+    doneWithoutNul(parsed, done);
   });
   // Callback-style rather than async: it runs on every request, and an async hook costs a promise
   // and a microtask hop (seen in the message create profile).
@@ -163,6 +158,13 @@ export function fieldWithNul(value: unknown, root: string): string | null {
     }
   }
   return null;
+}
+
+/** Hands a parsed body on, or the 422 naming its first field with a NUL. */
+function doneWithoutNul(parsed: unknown, done: (error: Error | null, body?: unknown) => void): void {
+  const field = fieldWithNul(parsed, 'body');
+  if (field === null) done(null, parsed);
+  else done(nulError(field), undefined);
 }
 
 export function nulError(field: string): AppError {

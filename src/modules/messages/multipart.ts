@@ -90,8 +90,9 @@ export function readMultipartBody(options: { fileField: string; arrayFields: rea
         }
         uploads.set(request, { data: await part.toBuffer(), fileName: part.filename, mimeType: part.mimetype });
       } else {
-        fieldBytes += Buffer.byteLength(String(part.value));
-        if (String(part.value).includes('\u0000')) throw nulError(`body.${fieldNameOf(part.fieldname)}`);
+        const value = String(part.value);
+        fieldBytes += Buffer.byteLength(value);
+        if (value.includes('\u0000')) throw nulError(`body.${fieldNameOf(part.fieldname)}`);
         if (fieldBytes > MAX_FIELDS_TOTAL_BYTES) throw new AppError('payloadTooLarge', `The fields of a multipart body may hold at most ${MAX_FIELDS_TOTAL_BYTES / 1024} KB.`);
         addField(body, fieldNameOf(part.fieldname), part.value, arrayFields);
       }

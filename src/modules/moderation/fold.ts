@@ -1,9 +1,9 @@
 /**
  * Text folding for blacklist matching: NFKC, then a case fold per code point, so "CAFÉ", "café" and
  * "cafe\u0301" all read alike, and so do the compatibility look-alikes people use to dodge a word list:
- * fullwidth "ｂａｄ", mathematical "𝐛𝐚𝐝", circled "ⓑⓐⓓ", ligatures ("ﬁ" is "fi"). Folding works code point by code point on both the rule and the text,
- * so positions never need mapping back: word boundaries are judged on the folded text itself (a
- * folded letter is still a letter).
+ * fullwidth "ｂａｄ", mathematical "𝐛𝐚𝐝", circled "ⓑⓐⓓ", ligatures ("ﬁ" is "fi"). Folding works code
+ * point by code point on both the rule and the text, so positions never need mapping back: word
+ * boundaries are judged on the folded text itself (a folded letter is still a letter).
  *
  * Word boundaries are made explicit: a BOUNDARY code point sits wherever a word character (Unicode
  * letter, digit or combining mark) meets a non-word character, and at the ends of the text next to a

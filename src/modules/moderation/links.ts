@@ -185,7 +185,7 @@ const MAX_READINGS_PER_TOKEN = 1000;
  * budget a link's path is PATH_NOT_RESOLVED, which no rule path allows. Four times the longest text.
  */
 const PATH_BUDGET = 200_000;
-export const PATH_NOT_RESOLVED = '/\u0000';
+const PATH_NOT_RESOLVED = '/\u0000';
 /**
  * A host text longer than this (invisible characters aside) maps to no host within DNS's 253
  * characters, so it is refused unparsed: IDNA's punycode costs the square of a label's length.
@@ -235,7 +235,7 @@ const UNICODE_TOP_LABEL = /^[\p{L}\p{M}\p{N}-]+$/u;
  * or its top label holds what no top-level domain can, punctuation or a symbol (`example.com”`:
  * authorityHosts then judges the text cut before it). OVERSIZED_HOST beyond MAX_HOST_TEXT.
  */
-export function canonicalHost(text: string): string {
+function canonicalHost(text: string): string {
   if (PLAIN_HOST.test(text)) {
     if (text.length > MAX_HOST_TEXT) return OVERSIZED_HOST;
     const top = text.slice(text.lastIndexOf('.') + 1);
@@ -472,11 +472,16 @@ function linkEnd(scan: TokenScan, start: number): number {
   return scan.ends.endOf(start);
 }
 
+/** Refuses the whole run: a link with no host, which no rule allows, and nothing more from it. */
+function refuseWhole(scan: TokenScan): void {
+  scan.budget = 0;
+  scan.into.push({ text: scan.raw.slice(0, 64), host: '', path: '' });
+}
+
 function push(scan: TokenScan, link: Link): boolean {
   if (scan.budget === 0) return false;
-  scan.budget--;
-  if (scan.budget === 0) {
-    scan.into.push({ text: scan.raw.slice(0, 64), host: '', path: '' });
+  if (--scan.budget === 0) {
+    refuseWhole(scan);
     return false;
   }
   scan.into.push(link);
@@ -605,19 +610,11 @@ function linksInToken(raw: string, into: Link[], text: TextScan): void {
   for (let found = nextLinkStart(token, 0); found !== null && scan.budget > 0; found = nextLinkStart(token, cursor)) {
     const [start, authorityStart, needsDot] = found;
     // Each start reads up to the run's end: bounded like the links themselves, whatever they yield.
-    if (++starts > MAX_LINKS_PER_TOKEN) {
-      scan.budget = 1;
-      push(scan, { text: raw.slice(0, 64), host: '', path: '' });
-      return;
-    }
+    if (++starts > MAX_LINKS_PER_TOKEN) return refuseWhole(scan);
     scanBare(scan, cursor, start);
     if (scan.budget === 0) return;
     cursor = Math.max(scanLink(scan, start, authorityStart, needsDot), authorityStart + 1);
-    if (scan.readingsLeft === 0) {
-      scan.budget = 1;
-      push(scan, { text: raw.slice(0, 64), host: '', path: '' });
-      return;
-    }
+    if (scan.readingsLeft === 0) return refuseWhole(scan);
   }
   if (scan.budget > 0) scanBare(scan, cursor, token.length);
 }
