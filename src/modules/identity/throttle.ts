@@ -19,16 +19,42 @@ export interface ThrottleKeys {
  * password check (scrypt, tens of milliseconds) is done, so without this, hundreds of attempts sent at
  * once would all be checked before the first failure was counted. They are counted in this process;
  * with several instances, a burst spread over them gets at most the limit checked on each.
+ *
+ * An attempt that ends while another one is reading the counts is counted by that reader too: its
+ * failure may be committed just after the read began (so the read misses it) and its in-check count
+ * dropped just before the read ended (so that misses it too). Counting it twice is the safe error, and
+ * only attempts that overlap in time can be.
  */
 export function createLoginThrottle(deps: { db: Executor; clock: Clock }) {
   const store = createSessionsStore(deps.db);
   const checking = new Map<string, number>();
+  /** Per key, the readers of the counts in progress, each with how many attempts of the key ended meanwhile. */
+  const readers = new Map<string, Set<{ ended: number }>>();
   const inCheck = (key: string) => checking.get(key) ?? 0;
   const adjust = (keys: ThrottleKeys, by: number) => {
     for (const key of [keys.account, keys.address]) {
       const count = inCheck(key) + by;
       if (count > 0) checking.set(key, count);
       else checking.delete(key);
+      if (by < 0) for (const reader of readers.get(key) ?? []) reader.ended -= by;
+    }
+  };
+  /** Reads the failures of both keys, and the attempts of each that ended while it read. */
+  const readCounts = async (keys: ThrottleKeys, since: number) => {
+    const watched = [keys.account, keys.address].map((key) => {
+      const reader = { ended: 0 };
+      const set = readers.get(key) ?? new Set();
+      readers.set(key, set.add(reader));
+      return { key, reader, set };
+    });
+    try {
+      const counts = await store.countFailures([keys.account, keys.address], since);
+      return { counts, endedMeanwhile: new Map(watched.map(({ key, reader }) => [key, reader.ended])) };
+    } finally {
+      for (const { key, reader, set } of watched) {
+        set.delete(reader);
+        if (set.size === 0 && readers.get(key) === set) readers.delete(key);
+      }
     }
   };
   return {
@@ -42,9 +68,10 @@ export function createLoginThrottle(deps: { db: Executor; clock: Clock }) {
      */
     async begin(keys: ThrottleKeys): Promise<number | null> {
       const now = deps.clock.now();
-      const counts = await store.countFailures([keys.account, keys.address], now - THROTTLE_WINDOW_MS);
+      const { counts, endedMeanwhile } = await readCounts(keys, now - THROTTLE_WINDOW_MS);
       const failures = new Map(counts.map((count) => [count.key, count]));
-      const blocked = [keys.account, keys.address].filter((key) => (failures.get(key)?.failures ?? 0) + inCheck(key) >= THROTTLE_MAX_FAILURES);
+      const attempts = (key: string) => (failures.get(key)?.failures ?? 0) + inCheck(key) + (endedMeanwhile.get(key) ?? 0);
+      const blocked = [keys.account, keys.address].filter((key) => attempts(key) >= THROTTLE_MAX_FAILURES);
       if (blocked.length === 0) {
         adjust(keys, 1);
         return null;
