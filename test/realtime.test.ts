@@ -151,6 +151,60 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
     stream.socket.close();
   });
 
+  it('tells a user who was offline that a channel of theirs was closed; a connected member gets the close and their own removal', async () => {
+    const [kim, ola] = [await userWithToken('kim'), await userWithToken('ola')];
+    const closing = t.uniqueId('closing');
+    await admin.createChannel(closing, { userIds: [kim.userId, ola.userId] });
+    await t.events.relay.flush();
+    const since = Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
+    const olaStream = await openStream(`${base}/client/v1/stream?token=${ola.token}`);
+    // Kim is offline while the channel closes.
+    expect((await admin.call('POST', `/api/v2/channel/${closing}/close`)).statusCode).toBe(200);
+    const markId = t.uniqueId('mark');
+    await admin.createChannel(markId, { userIds: [kim.userId, ola.userId] });
+
+    const stream = await openStream(`${base}/client/v1/stream?token=${kim.token}&since=${since}`);
+    await stream.waitFor((frames) => frames.some((frame) => frame.type === 'member.added'));
+    expect(stream.frames.map((frame) => [frame.type, frame.data.channelId, frame.data.channel?.isClosed])).toEqual([
+      ['member.removed', closing, true],
+      ['member.added', markId, false],
+    ]);
+    expect(stream.frames[0]?.data.userIds).toEqual(expect.arrayContaining([kim.userId, ola.userId]));
+
+    await olaStream.waitFor((frames) => frames.some((frame) => frame.type === 'member.added'));
+    expect(olaStream.frames.map((frame) => [frame.type, frame.data.channelId ?? frame.data.channel?.channelId, frame.data.channel?.isClosed])).toEqual([
+      ['channel.updated', closing, true],
+      ['member.removed', closing, true],
+      ['member.added', markId, false],
+    ]);
+    stream.socket.close();
+    olaStream.socket.close();
+  });
+
+  it('names the former members of a closed channel in slices of 500, each member in exactly one', async () => {
+    const kim = await userWithToken('kim');
+    const closing = t.uniqueId('big-close');
+    const others = Array.from({ length: 520 }, (_, i) => t.uniqueId(`m${i}`));
+    for (const userId of others) await admin.createUser(userId);
+    await admin.createChannel(closing, { userIds: [kim.userId] });
+    for (let start = 0; start < others.length; start += 100) {
+      expect((await admin.call('POST', `/api/v2/channel/${closing}/users`, { userIds: others.slice(start, start + 100) })).statusCode).toBe(200);
+    }
+    await t.events.relay.flush();
+    const since = Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
+    expect((await admin.call('POST', `/api/v2/channel/${closing}/close`)).statusCode).toBe(200);
+
+    const removals = await t.storage.db.selectFrom('outbox').select('payload').where('id', '>', since).where('type', '=', 'member.removed').orderBy('id').execute();
+    const slices = removals.map((row) => (JSON.parse(row.payload) as { userIds: string[] }).userIds);
+    expect(slices.map((slice) => slice.length).sort((a, b) => b - a)).toEqual([500, 22]);
+    expect(slices.flat().sort()).toEqual([...others, kim.userId, 'admin-env'].sort());
+    const stream = await openStream(`${base}/client/v1/stream?token=${kim.token}&since=${since}`);
+    await stream.waitFor((frames) => frames.some((frame) => frame.type === 'member.removed'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stream.frames.filter((frame) => frame.type === 'member.removed')).toHaveLength(1);
+    stream.socket.close();
+  });
+
   it('resumes past stored events whose payload holds an escaped NUL (written before NUL was refused)', async () => {
     const since = Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
     const [gone, other] = [t.uniqueId('gone'), t.uniqueId('other')];

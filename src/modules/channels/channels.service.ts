@@ -15,6 +15,9 @@ export interface Actor {
 }
 
 /** Work other modules attach to closing a channel, run inside the same transaction. */
+/** Former members named per `member.removed` event when a channel closes. */
+const CLOSE_REMOVAL_SLICE = 500;
+
 export type ChannelCloseHook = (trx: Executor, channelId: string, now: number) => Promise<void>;
 
 /** Longest mute accepted: ten years, in milliseconds. */
@@ -292,11 +295,19 @@ export function createChannelsService(deps: {
       const now = clock.now();
       await inTransaction(async (store, trx) => {
         await lockOpenChannel(store, channelId);
-        await store.deleteAllMembers(channelId);
+        const former = await store.deleteAllMembers(channelId);
         await store.update(channelId, { is_closed: 1, member_count: 0, mute_until: null, updated_at: now });
         for (const hook of deps.closeHooks) await hook(trx, channelId, now);
         // Sockets learn of the close from this event (isClosed true) and drop the channel.
-        await emitChannelUpdated(store, trx, channelId, now);
+        const closed = await emitChannelUpdated(store, trx, channelId, now);
+        // And each former member from a removal naming them: a stream resumed after the close replays
+        // the removals that name its user, while the channel's own events are replayed to members only.
+        // In slices, so no frame carries a huge channel's whole member list.
+        const removals = [];
+        for (let start = 0; start < former.length; start += CLOSE_REMOVAL_SLICE) {
+          removals.push(memberEvent('member.removed', closed, former.slice(start, start + CLOSE_REMOVAL_SLICE), null, now));
+        }
+        await appendEvents(trx, removals, now);
       });
     },
   };

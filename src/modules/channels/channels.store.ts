@@ -200,8 +200,10 @@ export function createChannelsStore(db: Executor, dialect: Dialect) {
       return Number(result.numDeletedRows);
     },
 
-    async deleteAllMembers(channelId: string): Promise<void> {
-      await db.deleteFrom('channel_members').where('channel_id', '=', channelId).where('membership', '=', 'member').execute();
+    /** Deletes every member row (bans stay); answers the user ids that were members. */
+    async deleteAllMembers(channelId: string): Promise<string[]> {
+      const rows = await db.deleteFrom('channel_members').where('channel_id', '=', channelId).where('membership', '=', 'member').returning('user_id').execute();
+      return rows.map((row) => row.user_id);
     },
 
     /** Turns members into banned rows; answers how many members were converted. */

@@ -129,11 +129,18 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
     if (event.type === 'member.added') {
       for (const userId of usersOf(event)) for (const connection of byUser.get(userId) ?? []) join(connection, channelId);
     }
+    const closed = (event.data as MemberChange | null)?.channel?.isClosed === true;
+    if (event.type === 'member.removed' && closed) {
+      // The removals of a close: everyone leaves, so each slice goes to the users it names, not to
+      // every socket of the channel (which already had the channel.updated of the close).
+      for (const userId of usersOf(event)) for (const connection of byUser.get(userId) ?? []) send(connection, event);
+      return;
+    }
     for (const connection of [...(byChannel.get(channelId) ?? [])]) send(connection, event);
     if (event.type === 'member.removed') {
       for (const userId of usersOf(event)) for (const connection of byUser.get(userId) ?? []) leave(connection, channelId);
     }
-    if (event.type === 'channel.updated' && (event.data as MemberChange | null)?.channel?.isClosed === true) {
+    if (event.type === 'channel.updated' && closed) {
       for (const connection of [...(byChannel.get(channelId) ?? [])]) leave(connection, channelId);
       // Sockets still reading their channels are in no channel's set yet.
       for (const connection of all) if (connection.changes) leave(connection, channelId);

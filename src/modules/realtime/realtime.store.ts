@@ -39,8 +39,8 @@ export function createRealtimeStore(db: Executor, dialect: Dialect) {
      * a message deleted since (its `message.created` keeps it). The bound is the event's commit-time
      * clock, so an event of the very millisecond of the join may be included. And the removals that
      * name them (`member.removed`, from a removal or a ban): by then they are no member, but a client
-     * that was offline must still learn that a channel is gone. Closing a channel is not among them:
-     * its event names no members.
+     * that was offline must still learn that a channel is gone (a close appends such removals too,
+     * naming its former members in slices).
      */
     async eventsFor(userId: string, afterId: number, limit: number): Promise<OutboxEvent[]> {
       const rows = await db
