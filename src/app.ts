@@ -11,6 +11,7 @@ import { requireToken } from './http/auth.js';
 import { installErrorHandling, sendError } from './http/error-handler.js';
 import { AppError } from './http/errors.js';
 import { createPageTokens } from './http/paging.js';
+import { installCors } from './http/cors.js';
 import { installBodyParsers, parseQueryString } from './http/parsing.js';
 import type { TypedApp } from './http/typed-app.js';
 import { registerChannelRoutes } from './modules/channels/channels.routes.js';
@@ -189,6 +190,7 @@ export async function buildApp(
   });
   installErrorHandling(app);
   installBodyParsers(app);
+  installCors(app);
 
   await app.register(swagger, {
     openapi: {

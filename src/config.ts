@@ -83,7 +83,8 @@ function readFlag(env: Env, name: string): boolean {
   throw new ConfigError(`${name} must be 1, true, 0 or false (got "${raw}").`);
 }
 
-function readUrl(env: Env, name: string, protocols: string[]): string | null {
+/** A URL setting; trailing slashes are dropped unless `keepAsWritten` (an issuer is compared exactly). */
+function readUrl(env: Env, name: string, protocols: string[], keepAsWritten = false): string | null {
   const raw = env[name];
   if (raw === undefined || raw === '') return null;
   let url: URL;
@@ -95,7 +96,7 @@ function readUrl(env: Env, name: string, protocols: string[]): string | null {
   if (!protocols.includes(url.protocol)) {
     throw new ConfigError(`${name} must start with ${protocols.join(' or ')} (got ${url.protocol}).`);
   }
-  return raw.replace(/\/+$/, '');
+  return keepAsWritten ? raw : raw.replace(/\/+$/, '');
 }
 
 function readUploadLimit(env: Env): number {
@@ -160,7 +161,8 @@ export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST && env.HOST !== '' ? env.HOST : '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data');
   const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const oidcIssuer = readUrl(env, 'OIDC_ISSUER', ['http:', 'https:']) ?? publicUrl;
+  // The issuer exactly as configured: relying parties compare `iss` with it character for character.
+  const oidcIssuer = readUrl(env, 'OIDC_ISSUER', ['http:', 'https:'], true) ?? publicUrl;
   const adminToken = env.PARLEY_ADMIN_TOKEN && env.PARLEY_ADMIN_TOKEN !== '' ? env.PARLEY_ADMIN_TOKEN : null;
   if (adminToken !== null && adminToken.length < 32) {
     throw new ConfigError('PARLEY_ADMIN_TOKEN must be at least 32 characters; `openssl rand -hex 32` makes a good one.');

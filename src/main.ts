@@ -13,7 +13,7 @@ export async function serve(config: Config): Promise<void> {
       `  admin API      ${base}/api/v2`,
       `  client API     ${base}/client/v1 (stream: ${base.replace(/^http/, 'ws')}/client/v1/stream)`,
       `  bot API        ${base}/bot/v1`,
-      `  sign-in        ${config.oidcIssuer}/.well-known/openid-configuration`,
+      `  sign-in        ${config.oidcIssuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
       `  tray           ${base}/notifications/history${config.trayEnabled ? '' : ' (off: set PARLEY_TRAY_ENABLED=1)'}`,
       `  API reference  ${base}/docs`,
       `  health         ${base}/healthz, metrics ${base}/metrics`,

@@ -190,9 +190,10 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
   });
 
   it('carries both the envelope and the OAuth error fields on token errors', async () => {
+    const GRANT_REFUSED = 'This grant_type is not supported: use authorization_code, refresh_token or client_credentials.';
     const response = await s.token({ grant_type: 'password', username: 'a', password: 'b' });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ status: 'error', code: 400000, message: 'grant_type password is not supported.', data: { detail: [] }, error: 'unsupported_grant_type', error_description: 'grant_type password is not supported.' });
+    expect(response.json()).toEqual({ status: 'error', code: 400000, message: GRANT_REFUSED, data: { detail: [] }, error: 'unsupported_grant_type', error_description: GRANT_REFUSED });
     expect(response.headers['cache-control']).toBe('no-cache, no-store');
     const json = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'authorization_code' } });
     expect(json.json()).toMatchObject({ error: 'invalid_request', code: 400000 });

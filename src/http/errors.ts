@@ -67,12 +67,21 @@ export interface ErrorEnvelope {
   error_description?: string;
 }
 
+/**
+ * RFC 6749 sections 4.1.2.1 and 5.2: error_description holds only %x20-21 / %x23-5B / %x5D-7E (no
+ * double quote, no backslash, nothing outside printable ASCII). Messages that quote a request's text
+ * could carry anything; the rest is replaced.
+ */
+export function oauthDescription(message: string): string {
+  return message.replace(/"/g, "'").replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
+}
+
 export function envelopeOf(error: AppError): ErrorEnvelope {
   const envelope: ErrorEnvelope = { status: 'error', code: ERRORS[error.kind].code, message: error.message, data: { detail: error.detail ?? [] } };
   // OAuth clients read `error`; the original's SDKs read `status` and `message` (API-CONVENTIONS.md section 1).
   if (error.oauthError !== undefined) {
     envelope.error = error.oauthError;
-    envelope.error_description = error.message;
+    envelope.error_description = oauthDescription(error.message);
   }
   return envelope;
 }

@@ -57,6 +57,8 @@ export function checkRedirectUris(uris: readonly string[]): string[] {
     }
     if (REFUSED_SCHEMES.has(url.protocol)) throw invalidUri(index, `must not use the ${url.protocol} scheme`);
     if (uri.includes('#')) throw invalidUri(index, 'must not contain a fragment');
+    // A URI is ASCII (RFC 3986); anything else cannot go back in a Location header as registered.
+    if (!/^[\x21-\x7e]+$/.test(uri)) throw invalidUri(index, 'must be printable ASCII without spaces: percent-encode other characters');
   });
   return [...new Set(uris)];
 }
@@ -64,6 +66,12 @@ export function checkRedirectUris(uris: readonly string[]): string[] {
 export function newClientSecret(): string {
   return randomBytes(32).toString('base64url');
 }
+
+/**
+ * What a client id can look like (they are object ids; printable ASCII leaves room): anything else,
+ * such as a NUL in Basic credentials, which PostgreSQL refuses, is unknown without a query.
+ */
+const CLIENT_ID_SHAPE = /^[\x21-\x7e]{1,64}$/;
 
 const sealContext = (clientId: string): string => `client:${clientId}`;
 
@@ -210,6 +218,7 @@ export function createClientsService(deps: {
 
     /** The client the token endpoint authenticates, with its bot's ban flag; null when unknown. */
     async findForToken(clientId: string): Promise<OAuthClient | null> {
+      if (!CLIENT_ID_SHAPE.test(clientId)) return null;
       const now = clock.now();
       const cached = cache.get(clientId);
       if (cached && cached.until > now) return cached.client;
@@ -227,6 +236,7 @@ export function createClientsService(deps: {
     },
 
     async find(clientId: string): Promise<OAuthClient | null> {
+      if (!CLIENT_ID_SHAPE.test(clientId)) return null;
       const row = await store.findClient(clientId);
       return row ? toClient(row) : null;
     },

@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
+import { AppError } from '../../http/errors.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Executor } from '../../storage/database.js';
@@ -19,7 +20,7 @@ import { checkServerKey, createSealer, loadServerKeyMaterial } from './server-ke
 import { createSessionsStore } from './sessions.store.js';
 import { createLoginSessions } from './sessions.js';
 import { loadOrCreateRsaKey } from './signing-keys.js';
-import { registerSignInPages } from './signin.routes.js';
+import { rawQueryOf, registerSignInPages } from './signin.routes.js';
 import { THROTTLE_WINDOW_MS, createLoginThrottle } from './throttle.js';
 import { createTokenIssuer } from './token/issue-tokens.js';
 import { createTokenService } from './token/token.service.js';
@@ -92,6 +93,14 @@ export async function createIdentity(deps: {
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
         done(null, body);
       });
+      // Those raw texts skip the app's NUL check, and a NUL in a client id, a nonce or a username
+      // reached PostgreSQL, which refuses it (500). No OAuth value holds one: refuse it up front, as
+      // each surface answers a bad request (an OAuth error, or a page).
+      scope.addHook('preValidation', async (request) => {
+        if (holdsNul(rawQueryOf(request)) || (typeof request.body === 'string' && holdsNul(request.body))) {
+          throw new AppError('badRequest', 'The request contains a NUL character.');
+        }
+      });
       registerOAuthPublicRoutes(scope, { publicUrl: config.publicUrl, issuer: config.oidcIssuer, rsa, avatars, tokens: deps.tokens });
       await scope.register(async (api) => {
         registerOAuthApiRoutes(api, { token, tokens: deps.tokens, findUser, networkId, publicUrl: config.publicUrl });
@@ -111,6 +120,11 @@ export async function createIdentity(deps: {
       });
     },
   };
+}
+
+/** A NUL written raw or percent-encoded in a query string or form. */
+function holdsNul(text: string): boolean {
+  return text.includes('\u0000') || /%00/.test(text);
 }
 
 export type Identity = Awaited<ReturnType<typeof createIdentity>>;

@@ -8,7 +8,7 @@ import { NO_EVENTS, type TypedApp } from '../../http/typed-app.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { AvatarsService } from './avatars.service.js';
 import { discoveryDocument, discoveryPaths } from './discovery.js';
-import { oauthCodeOf } from './oauth-errors.js';
+import { oauthCodeOf, oauthError } from './oauth-errors.js';
 import type { RsaSigningKey } from './signing-keys.js';
 import type { TokenService } from './token/token.service.js';
 import type { FindUser } from './token/signin-user.js';
@@ -53,8 +53,13 @@ export function registerOAuthApiRoutes(app: TypedApp, deps: { token: TokenServic
     let token = bearerTokenOf(request);
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     // RFC 6750 section 2.2: the token may come in a form body instead of the header.
-    if (token === null && request.method === 'POST' && type === 'application/x-www-form-urlencoded' && typeof request.body === 'string') {
-      token = new URLSearchParams(request.body).get('access_token');
+    if (request.method === 'POST' && type === 'application/x-www-form-urlencoded' && typeof request.body === 'string') {
+      const inBody = new URLSearchParams(request.body).get('access_token');
+      // RFC 6750 sections 2 and 3.1: one method per request; two are invalid_request (400).
+      if (inBody !== null && token !== null) {
+        throw oauthError('invalid_request', 'Send the access token one way only: the Authorization header or the form body.', bearerChallenge('invalid_request'));
+      }
+      token ??= inBody;
     }
     const principal = token === null ? null : await deps.tokens.resolve(token);
     const user = await requireUserinfoUser(principal, token !== null, deps.findUser);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../http/error-handler.js';
+import { oauthDescription } from '../../http/errors.js';
 import { NO_EVENTS, type TypedApp } from '../../http/typed-app.js';
 import type { AuthorizeOutcome, AuthorizeService } from './authorize/authorize.service.js';
 import { parseAuthorizationParameters } from './authorize/parameters.js';
@@ -76,10 +77,16 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
   }
 
   function sendOutcome(request: FastifyRequest, reply: FastifyReply, outcome: AuthorizeOutcome, status: 302 | 303): FastifyReply {
-    if (outcome.kind === 'redirect') return reply.header('cache-control', 'no-store').redirect(outcome.location, status);
+    if (outcome.kind === 'redirect') {
+      // A URI registered before registration refused non-ASCII cannot be a header: a page, not a 500.
+      if (!/^[\x20-\x7e]+$/.test(outcome.location)) {
+        return sendPage(reply, 400, renderErrorPage({ title: 'This sign-in request cannot be completed', message: 'The registered redirect_uri is not plain ASCII; the operator must register it percent-encoded.' }));
+      }
+      return reply.header('cache-control', 'no-store').redirect(outcome.location, status);
+    }
     if (outcome.kind === 'login') return reply.header('cache-control', 'no-store').redirect(`${loginAction}?${outcome.query}`, status);
     if (wantsJson(request)) {
-      return reply.code(400).send({ status: 'error', code: 400000, message: outcome.message, data: { detail: [] }, error: outcome.error, error_description: outcome.message });
+      return reply.code(400).send({ status: 'error', code: 400000, message: outcome.message, data: { detail: [] }, error: outcome.error, error_description: oauthDescription(outcome.message) });
     }
     return sendPage(reply, 400, renderErrorPage({ title: 'This sign-in request cannot be completed', message: outcome.message, code: outcome.error }));
   }

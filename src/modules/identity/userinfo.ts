@@ -34,7 +34,7 @@ export function presentUserinfo(user: UserRow, context: { networkId: string; ava
 }
 
 /** RFC 6750 section 3: the challenge names the error, so a client knows to refresh or re-authorize. */
-export function bearerChallenge(error: 'invalid_token' | 'insufficient_scope' | null, description?: string): Record<string, string> {
+export function bearerChallenge(error: 'invalid_request' | 'invalid_token' | 'insufficient_scope' | null, description?: string): Record<string, string> {
   const parts = ['realm="parley"'];
   if (error !== null) parts.push(`error="${error}"`);
   if (error === 'insufficient_scope') parts.push('scope="openid"');

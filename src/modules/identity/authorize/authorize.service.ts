@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../../clock.js';
+import { oauthDescription } from '../../../http/errors.js';
 import type { Executor } from '../../../storage/database.js';
 import { newObjectId } from '../../../storage/ids.js';
 import { hashToken } from '../../tokens/tokens.service.js';
@@ -13,6 +14,7 @@ import {
   type AuthorizeRequest,
   type AuthorizeStep,
   checkClient,
+  checkIdTokenHint,
   checkMaxAge,
   checkNoRepeatedParameters,
   checkNoRequestObject,
@@ -60,6 +62,7 @@ export function createAuthorizeService(deps: { db: Executor; clock: Clock; issue
     checkNonce,
     checkPrompt,
     checkMaxAge,
+    checkIdTokenHint,
   ];
 
   /** The session's user, if they may still sign in: a person (not a bot or admin) who is not banned. */
@@ -70,8 +73,13 @@ export function createAuthorizeService(deps: { db: Executor; clock: Clock; issue
   }
 
   function needsLogin(request: AuthorizeRequest, session: SessionRow, justAuthenticated: boolean): boolean {
+    // The client expects another user than the session's: they must sign in as that user, even
+    // just after signing in as someone else.
+    if (request.hintedSubject !== null && request.hintedSubject !== session.user_id) return true;
     if (justAuthenticated) return false;
-    if (request.prompt.has('login')) return true;
+    // select_account and consent are asked on the login page, which names the client: the user
+    // picks the account by signing in, and consents by doing it for this client.
+    if (request.prompt.has('login') || request.prompt.has('select_account') || request.prompt.has('consent')) return true;
     return request.maxAgeSeconds !== null && clock.now() - session.auth_time > request.maxAgeSeconds * 1000;
   }
 
@@ -111,7 +119,7 @@ export function createAuthorizeService(deps: { db: Executor; clock: Clock; issue
       } catch (error) {
         if (!(error instanceof AuthorizeError)) throw error;
         if (!error.redirectable || request.redirectUri === null) return { kind: 'page', error: error.error, message: error.message };
-        const location = withParameters(request.redirectUri, { error: error.error, error_description: error.message, state: request.state, iss: issuer });
+        const location = withParameters(request.redirectUri, { error: error.error, error_description: oauthDescription(error.message), state: request.state, iss: issuer });
         return { kind: 'redirect', location };
       }
       const client = request.client as OAuthClient;

@@ -81,21 +81,25 @@ export function parseAuthorizationParameters(text: string): AuthorizationParamet
 }
 
 /**
- * redirect_uri as written, then extended by each following parameter that is not an OAuth one:
+ * redirect_uri as written (its `%xx` and `+` undecoded, as an unencoded URI carries them), then
+ * extended by each following parameter that is not an OAuth one:
  * `redirect_uri=https://app/cb?a=1&b=2&state=x` sent unencoded yields `https://app/cb?a=1&b=2`.
- * The caller accepts a candidate only when it equals a registered URI exactly.
+ * The caller accepts a candidate only when it equals a registered URI exactly, so none longer than
+ * `maxLength` (the longest registered) is built: thousands of short parameters after redirect_uri
+ * made as many ever longer strings (a 14 KB request held the event loop for 300 ms).
  */
-export function redirectUriCandidates(params: AuthorizationParameters): string[] {
+export function redirectUriCandidates(params: AuthorizationParameters, maxLength: number): string[] {
   const start = params.pairs.findIndex((pair) => pair.name === 'redirect_uri');
   const first = params.pairs[start];
   if (start < 0 || first === undefined) return [];
-  const candidates: string[] = [];
+  const candidates: string[] = [first.rawValue];
   let raw = first.rawValue;
   let decoded = first.value;
   for (const pair of params.pairs.slice(start + 1)) {
     if (KNOWN_PARAMETERS.has(pair.name)) break;
     raw += `&${pair.name}=${pair.rawValue}`;
     decoded += `&${pair.name}=${pair.value}`;
+    if (raw.length > maxLength && decoded.length > maxLength) break;
     candidates.push(raw, decoded);
   }
   return candidates;

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import type { OAuthClient } from '../clients.service.js';
 import type { OAuthErrorCode } from '../oauth-errors.js';
 import { type AuthorizationParameters, KNOWN_PARAMETERS, redirectUriCandidates } from './parameters.js';
@@ -18,6 +19,8 @@ export interface AuthorizeRequest {
   codeChallenge: string | null;
   prompt: Set<string>;
   maxAgeSeconds: number | null;
+  /** The `sub` of an id_token_hint: the user the client expects to be signed in. */
+  hintedSubject: string | null;
 }
 
 export class AuthorizeError extends Error {
@@ -63,7 +66,8 @@ export const checkRedirectUri: AuthorizeStep = function checkRedirectUri(request
   if (given === null) throw new AuthorizeError('invalid_request', 'The request has no redirect_uri.', false);
   if (request.params.repeated.has('redirect_uri')) throw new AuthorizeError('invalid_request', 'redirect_uri was given more than once.', false);
   const registered = new Set(client.redirectUris);
-  const match = registered.has(given) ? given : redirectUriCandidates(request.params).find((candidate) => registered.has(candidate));
+  const longest = Math.max(0, ...client.redirectUris.map((uri) => uri.length));
+  const match = registered.has(given) ? given : redirectUriCandidates(request.params, longest).find((candidate) => registered.has(candidate));
   if (match === undefined) {
     throw new AuthorizeError('invalid_request', 'The redirect_uri is not registered for this client.', false);
   }
@@ -129,7 +133,7 @@ export const checkNonce: AuthorizeStep = function checkNonce(request) {
 export const checkPrompt: AuthorizeStep = function checkPrompt(request) {
   const values = (request.params.get('prompt') ?? '').split(/\s+/).filter((value) => value !== '');
   const unknown = values.filter((value) => !PROMPTS.has(value));
-  if (unknown.length > 0) fail('invalid_request', `Unsupported prompt value: ${unknown.join(', ')}.`);
+  if (unknown.length > 0) fail('invalid_request', 'Unsupported prompt value: use none, login, consent or select_account.');
   if (values.includes('none') && values.length > 1) fail('invalid_request', 'prompt=none cannot be combined with other prompt values.');
   request.prompt = new Set(values);
 };
@@ -142,6 +146,24 @@ export const checkMaxAge: AuthorizeStep = function checkMaxAge(request) {
   request.maxAgeSeconds = Number(raw);
 };
 
+/**
+ * Step: an id_token_hint names the user the client expects (OpenID Connect Core 3.1.2.1). Its
+ * signature is not checked: it can only make this request ask for a sign-in or fail with
+ * login_required, never sign anyone in, so a forged hint harms only the one who sends it.
+ */
+export const checkIdTokenHint: AuthorizeStep = function checkIdTokenHint(request) {
+  const hint = request.params.get('id_token_hint');
+  if (hint === null) return;
+  let subject: unknown;
+  try {
+    subject = decodeJwt(hint).sub;
+  } catch {
+    fail('invalid_request', 'id_token_hint is not an ID token.');
+  }
+  if (typeof subject !== 'string' || subject === '') fail('invalid_request', 'id_token_hint has no sub.');
+  request.hintedSubject = subject;
+};
+
 export function emptyRequest(params: AuthorizationParameters): AuthorizeRequest {
-  return { params, client: null, redirectUri: null, state: null, scopes: [], nonce: null, codeChallenge: null, prompt: new Set(), maxAgeSeconds: null };
+  return { params, client: null, redirectUri: null, state: null, scopes: [], nonce: null, codeChallenge: null, prompt: new Set(), maxAgeSeconds: null, hintedSubject: null };
 }

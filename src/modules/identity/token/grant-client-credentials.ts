@@ -9,7 +9,7 @@ export async function grantClientCredentials(deps: { issuer: TokenIssuer }, clie
   }
   const scopes = (form.get('scope') ?? 'bot').split(/\s+/).filter((scope) => scope !== '');
   const unknown = scopes.filter((scope) => scope !== 'bot');
-  if (unknown.length > 0) throw oauthError('invalid_scope', `A bot may only ask for scope=bot (got ${unknown.join(', ')}).`);
+  if (unknown.length > 0) throw oauthError('invalid_scope', 'A bot may only ask for scope=bot.');
   if (client.botBanned) throw oauthError('invalid_grant', 'User is banned from the system.');
   return deps.issuer.issueBot(client, client.botUserId);
 }

@@ -15,7 +15,7 @@ function refreshedScopes(granted: string[], asked: string | null): string[] {
   if (asked === null || asked.trim() === '') return granted;
   const wanted = asked.split(/\s+/).filter((scope) => scope !== '');
   const extra = wanted.filter((scope) => !granted.includes(scope));
-  if (extra.length > 0) throw oauthError('invalid_scope', `The refresh token was not granted: ${extra.join(', ')}.`);
+  if (extra.length > 0) throw oauthError('invalid_scope', 'The scope asked for is wider than the one the refresh token was granted.');
   if (!wanted.includes('openid')) throw oauthError('invalid_scope', 'The scope must contain openid (scope=openid or scope=openid profile).');
   return granted.filter((scope) => wanted.includes(scope));
 }
@@ -44,13 +44,15 @@ export async function grantRefreshToken(
   if (token.revoked_at !== null) throw oauthError('invalid_grant', 'The refresh token was revoked.');
   if (token.used_at !== null) throw await replay();
   if (token.expires_at <= now) throw oauthError('invalid_grant', 'The refresh token has expired.');
-  const scopes = refreshedScopes(token.scope.split(' ').filter((scope) => scope !== ''), form.get('scope'));
+  const granted = token.scope.split(' ').filter((scope) => scope !== '');
+  const scopes = refreshedScopes(granted, form.get('scope'));
   const user = await requireSignInUser(deps.findUser, token.user_id);
   try {
     return await deps.issuer.issueSignIn({
       client,
       user,
       scopes,
+      refreshScopes: granted,
       grantId: token.family_id,
       authTime: token.auth_time,
       includeAuthTime: token.include_auth_time === 1,

@@ -38,6 +38,12 @@ export interface SignInGrant {
   client: OAuthClient;
   user: UserRow;
   scopes: string[];
+  /**
+   * The scope the new refresh token carries, when it differs from `scopes`: a refresh that asks for
+   * less narrows the tokens it answers, never the grant (RFC 6749 section 6: the new refresh token's
+   * scope is the one of the token it replaces).
+   */
+  refreshScopes?: string[];
   /** The authorization code's id: the family of every token issued from it. */
   grantId: string;
   authTime: number;
@@ -83,7 +89,7 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
           family_id: grant.grantId,
           client_id: grant.client.clientId,
           user_id: grant.user.id,
-          scope,
+          scope: grant.refreshScopes?.join(' ') ?? scope,
           auth_time: grant.authTime,
           include_auth_time: grant.includeAuthTime ? 1 : 0,
           expires_at: now + REFRESH_TOKEN_TTL_MS,

@@ -27,7 +27,7 @@ function readForm(request: TokenRequest): URLSearchParams {
   const form = new URLSearchParams(request.body);
   const seen = new Set<string>();
   for (const name of form.keys()) {
-    if (seen.has(name)) throw oauthError('invalid_request', `${name} was given more than once.`);
+    if (seen.has(name)) throw oauthError('invalid_request', `${name.slice(0, 40)} was given more than once.`);
     seen.add(name);
   }
   return form;
@@ -43,7 +43,7 @@ export function createTokenService(deps: { clock: Clock; clients: ClientsService
       const form = readForm(request);
       const grantType = form.get('grant_type');
       if (!grantType) throw oauthError('invalid_request', 'The request has no grant_type.');
-      if (!GRANT_TYPES.has(grantType)) throw oauthError('unsupported_grant_type', `grant_type ${grantType} is not supported.`);
+      if (!GRANT_TYPES.has(grantType)) throw oauthError('unsupported_grant_type', 'This grant_type is not supported: use authorization_code, refresh_token or client_credentials.');
       const client = await authenticateClient(deps.clients, presentedCredentials(request.authorization, form));
       if (grantType === 'client_credentials') return grantClientCredentials(deps, client, form);
       if (grantType === 'refresh_token') return grantRefreshToken(deps, client, form);
