@@ -262,7 +262,8 @@ export function createClientsService(deps: {
     /** For the webhooks module: where a bot's events go and the secret that signs them. */
     async resolveBotWebhook(botUserId: string): Promise<{ url: string; secret: string } | null> {
       const bot = await store.findBotWithClient(botUserId);
-      if (!bot || bot.webhook_url === null || bot.secret_sealed === null) return null;
+      // A globally banned bot gets nothing, like its closed sockets: deliveries already scheduled give up.
+      if (!bot || bot.webhook_url === null || bot.secret_sealed === null || bot.is_global_ban === 1) return null;
       return { url: bot.webhook_url, secret: sealer.open(bot.secret_sealed, sealContext(bot.client_id)) };
     },
   };

@@ -51,12 +51,13 @@ export function createClientsStore(db: Executor) {
       return db.updateTable('bots').set({ webhook_url: webhookUrl }).where('user_id', '=', userId).returningAll().executeTakeFirst();
     },
 
-    async findBotWithClient(userId: string): Promise<(BotRow & { secret_sealed: string | null }) | undefined> {
+    async findBotWithClient(userId: string): Promise<(BotRow & { secret_sealed: string | null; is_global_ban: number }) | undefined> {
       return db
         .selectFrom('bots')
         .innerJoin('oauth_clients', 'oauth_clients.client_id', 'bots.client_id')
+        .innerJoin('users', 'users.id', 'bots.user_id')
         .selectAll('bots')
-        .select('oauth_clients.secret_sealed')
+        .select(['oauth_clients.secret_sealed', 'users.is_global_ban'])
         .where('bots.user_id', '=', userId)
         .executeTakeFirst();
     },

@@ -89,7 +89,7 @@ export function createWebhooksService(deps: {
     const now = deps.clock.now();
     const target = await deps.resolve(row.bot_user_id);
     if (target === null) {
-      await store.markFailed(row.id, attempt, 'bot has no webhook', null, now);
+      await store.markFailed(row.id, attempt, 'the bot has no webhook, or is banned', null, now);
       return;
     }
     const base = JSON.parse(row.body) as Record<string, unknown>;
@@ -188,8 +188,11 @@ export function createWebhooksService(deps: {
         const bots = await botsPromise;
         const rows = [];
         // The URL and secret are resolved when sending (outside this transaction), so a changed URL
-        // or a deleted bot is seen by the next attempt.
-        for (const botUserId of bots) {
+        // or a deleted bot is seen by the next attempt. The consumer may run well after the commit (a
+        // busy peer holds its cursor): a bot that joined since was not there to hear it. One removed
+        // since is not asked again: its row is gone, and not telling a leaver is the safe side.
+        for (const { id: botUserId, joinedAt } of bots) {
+          if (joinedAt > event.createdAt) continue;
           rows.push({
             id: newObjectId(now),
             bot_user_id: botUserId,

@@ -7,22 +7,24 @@ export type DeliveryRow = WebhookDeliveriesTable;
 export function createWebhooksStore(db: Executor, dialect: Dialect) {
   return {
     /**
-     * Bots with a webhook URL that are members of the channel: the audience of a user's message there.
+     * Bots with a webhook URL that are members of the channel, not globally banned, with when their
+     * membership began: the audience of a user's message there, among those who had joined by then.
      * Read through the caller's executor (the consumer's transaction): on SQLite a query on another
      * handle would wait for that transaction forever.
      */
-    async botMembersOf(channelId: string): Promise<string[]> {
+    async botMembersOf(channelId: string): Promise<Array<{ id: string; joinedAt: number }>> {
       const rows = await db
         .selectFrom('channel_members as m')
         .innerJoin('users as u', 'u.id', 'm.user_id')
         .innerJoin('bots as b', 'b.user_id', 'm.user_id')
-        .select('u.id')
+        .select(['u.id', 'm.created_at'])
         .where('m.channel_id', '=', channelId)
         .where('m.membership', '=', 'member')
         .where('u.kind', '=', 'bot')
+        .where('u.is_global_ban', '=', 0)
         .where('b.webhook_url', 'is not', null)
         .execute();
-      return rows.map((row) => row.id);
+      return rows.map((row) => ({ id: row.id, joinedAt: Number(row.created_at) }));
     },
 
     async kindOf(userId: string): Promise<string | undefined> {
