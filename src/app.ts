@@ -12,6 +12,7 @@ import { installErrorHandling, sendError } from './http/error-handler.js';
 import { AppError } from './http/errors.js';
 import { createPageTokens } from './http/paging.js';
 import { installCors } from './http/cors.js';
+import { buildValidatorFactory } from './http/validation.js';
 import { installBodyParsers, parseQueryString } from './http/parsing.js';
 import type { TypedApp } from './http/typed-app.js';
 import { registerChannelRoutes } from './modules/channels/channels.routes.js';
@@ -157,6 +158,8 @@ export async function buildApp(
     },
     routerOptions: { querystringParser: parseQueryString },
     ajv: { customOptions: { coerceTypes: 'array', allErrors: true, removeAdditional: false } },
+    // JSON bodies are validated without that coercion (http/validation.ts).
+    schemaController: { compilersFactory: { buildValidator: buildValidatorFactory() } },
     forceCloseConnections: 'idle',
     // The router's own refusals (a path that is not valid UTF-8, a path parameter over 100
     // characters) happen before any handler: answer them in the envelope too.

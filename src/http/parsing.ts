@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import qs from 'qs';
 import { AppError } from './errors.js';
+import { markJsonBody } from './validation.js';
 
 /**
  * Request parsing of API-CONVENTIONS.md section 2: forms and query strings with nested keys and arrays
@@ -34,9 +35,20 @@ export function installBodyParsers(app: FastifyInstance): void {
       return;
     }
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    // JSON writes a NUL only escaped: one search of the text, and the walk only when it is there.
-    if (!text.includes('\\u0000')) return parseJson(request, text, done);
-    parseJson(request, text, (error, parsed) => (error ? done(error, undefined) : doneWithoutNul(parsed, done)));
+    parseJson(request, text, (error, parsed) => {
+      if (error) return done(error, undefined);
+      markJsonBody(parsed);
+      // JSON writes a lone surrogate only escaped (raw, it is not UTF-8): one search of the text, and
+      // the walk only when one may be there. Stored, it became U+FFFD: a thread id answered as sent
+      // could never be listed by it.
+      if (SURROGATE_ESCAPE.test(text)) {
+        const field = fieldWhere(parsed, 'body', hasLoneSurrogate);
+        if (field !== null) return done(textError(field, 'must be well-formed Unicode (a lone surrogate is not)'), undefined);
+      }
+      // JSON writes a NUL only escaped: one search of the text, and the walk only when it is there.
+      if (!text.includes('\\u0000')) return done(null, parsed);
+      doneWithoutNul(parsed, done);
+    });
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     let parsed: Record<string, unknown>;
@@ -136,28 +148,40 @@ function decodeJsonFields(request: FastifyRequest): void {
   if (schema.querystring?.properties) decodeJsonFieldsOf(request.query, schema.querystring, 'querystring');
 }
 
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const hasNul = (text: string): boolean => text.includes('\u0000');
+const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
+
 /**
- * The path of the first string or key holding a NUL character in a parsed body or query, or null. No text
- * needs one, and PostgreSQL refuses it in a text column: a post, a display name or a search with a NUL
- * answered 500 from deep in a store. Iterative, so deep nesting cannot overflow.
+ * The path of the first string or key of a parsed body or query that `bad` finds fault with, or null.
+ * Keys count: they are stored too (metadata, custom data). Iterative, so deep nesting cannot overflow.
  */
-export function fieldWithNul(value: unknown, root: string): string | null {
+function fieldWhere(value: unknown, root: string, bad: (text: string) => boolean): string | null {
   const stack: Array<{ node: unknown; path: string }> = [{ node: value, path: root }];
   while (stack.length > 0) {
     const { node, path } = stack.pop() as { node: unknown; path: string };
     if (typeof node === 'string') {
-      if (node.includes('\u0000')) return path;
+      if (bad(node)) return path;
     } else if (Array.isArray(node)) {
       for (let index = node.length - 1; index >= 0; index--) stack.push({ node: node[index], path: `${path}[${index}]` });
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
-        // A key is stored too (metadata, custom data): PostgreSQL's JSON refuses a NUL there as well.
-        if (key.includes('\u0000')) return `${path}.${key.replaceAll('\u0000', '\\u0000')}`;
+        if (bad(key)) return `${path}.${key.replaceAll('\u0000', '\\u0000')}`;
         stack.push({ node: item, path: `${path}.${key}` });
       }
     }
   }
   return null;
+}
+
+/**
+ * The path of the first string or key holding a NUL character, or null. No text needs one, and
+ * PostgreSQL refuses it in a text column and in JSON: a post, a display name or a search with a NUL
+ * answered 500 from deep in a store.
+ */
+export function fieldWithNul(value: unknown, root: string): string | null {
+  return fieldWhere(value, root, hasNul);
 }
 
 /** Hands a parsed body on, or the 422 naming its first field with a NUL. */
@@ -168,5 +192,9 @@ function doneWithoutNul(parsed: unknown, done: (error: Error | null, body?: unkn
 }
 
 export function nulError(field: string): AppError {
-  return new AppError('parameters', `${field} must not contain a NUL character.`, { detail: [{ field, message: 'must not contain a NUL character' }] });
+  return textError(field, 'must not contain a NUL character');
+}
+
+function textError(field: string, message: string): AppError {
+  return new AppError('parameters', `${field} ${message}.`, { detail: [{ field, message }] });
 }

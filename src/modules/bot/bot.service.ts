@@ -4,6 +4,7 @@ import { AppError } from '../../http/errors.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 import { type ChannelRow, CONVERSATION_TYPE, createChannelsStore } from '../channels/channels.store.js';
+import type { ProcessedImage } from '../messages/images.js';
 import type { MediaService } from '../messages/media.service.js';
 import { type CreatedMessage, MAX_TEXT_LENGTH, type MessageActor, type MessagesService } from '../messages/messages.service.js';
 import type { SendRules } from '../messages/send-rules.js';
@@ -118,15 +119,19 @@ export function createBotService(deps: {
     },
 
     async sendPicture(bot: MessageActor, target: BotTarget, upload: BotUpload, caption: string | undefined): Promise<CreatedMessage> {
-      const guardCaption = async () => {
+      // A first picture is judged whole (caption, then the image itself) before the conversation is
+      // made: a refused one used to leave an empty conversation, and its member.added, behind.
+      let decoded: ProcessedImage | undefined;
+      const checkFirst = async () => {
         if (caption) await messages.checkTexts(bot, '', [{ field: 'caption', text: caption }]);
+        decoded = await media.decodeImage(upload.data, false);
       };
-      const { channelId, topicId } = await resolve(bot, target, guardCaption);
-      return media.createImageMessage(bot, { channelId, topicId, caption, file: upload.data });
+      const { channelId, topicId } = await resolve(bot, target, checkFirst);
+      return media.createImageMessage(bot, { channelId, topicId, caption, file: upload.data, decoded });
     },
 
     async sendFile(bot: MessageActor, target: BotTarget, upload: BotUpload): Promise<CreatedMessage> {
-      const { channelId, topicId } = await resolve(bot, target);
+      const { channelId, topicId } = await resolve(bot, target, () => media.checkFileName(bot, '', upload.fileName));
       return media.createFileMessage(bot, { channelId, topicId, file: upload.data, fileName: upload.fileName, contentType: upload.mimeType });
     },
   };

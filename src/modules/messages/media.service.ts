@@ -4,7 +4,7 @@ import { notFound } from '../../http/errors.js';
 import { newObjectId } from '../../storage/ids.js';
 import type { Clock } from '../../clock.js';
 import { normalizeContentType, sanitizeFileName, servedContentType } from './files.js';
-import { contentTypeOf, processImage } from './images.js';
+import { contentTypeOf, type ProcessedImage, processImage } from './images.js';
 import { blobKeyOf, type ImageSize, type MessageMedia, parseMedia } from './messages.present.js';
 import type { CreatedMessage, MessageActor, MessagesService, PreparedMessage } from './messages.service.js';
 
@@ -16,6 +16,8 @@ export interface ImageMessageInput {
   parentId?: string | undefined;
   fullImage?: boolean | undefined;
   topicId?: string | null | undefined;
+  /** The file already decoded (`decodeImage`), by a caller that had to know it is an image first. */
+  decoded?: ProcessedImage | undefined;
 }
 
 export interface FileMessageInput {
@@ -72,11 +74,21 @@ export function createMediaService(deps: { messages: MessagesService; blobs: Blo
     return media;
   }
 
+  const decodeImage = (file: Buffer, keepFull: boolean): Promise<ProcessedImage> =>
+    processImage(file, { keepFull, ...(deps.maxImagePixels ? { maxPixels: deps.maxImagePixels } : {}) });
+
   return {
+    decodeImage,
+
+    /** A file's name is text everyone in the channel sees: the guards judge it as they judge a caption. */
+    async checkFileName(actor: MessageActor, channelId: string, given: string | undefined): Promise<void> {
+      await messages.checkTexts(actor, channelId, [{ field: 'file', text: sanitizeFileName(given) }]);
+    },
+
     async createImageMessage(actor: MessageActor, input: ImageMessageInput): Promise<CreatedMessage> {
       const caption = input.caption ?? '';
       if (caption !== '') await messages.checkTexts(actor, input.channelId, [{ field: 'caption', text: caption }]);
-      const image = await processImage(input.file, { keepFull: input.fullImage === true, ...(deps.maxImagePixels ? { maxPixels: deps.maxImagePixels } : {}) });
+      const image = input.decoded ?? (await decodeImage(input.file, input.fullImage === true));
       const fileId = newObjectId(clock.now());
       const media: MessageMedia = { kind: 'image', fileId, format: image.format, sizes: [...image.variants.keys()], width: image.width, height: image.height };
       const entries = [...image.variants].map(([size, data]): [string, Buffer] => [blobKeyOf(fileId, size), data]);
@@ -87,6 +99,7 @@ export function createMediaService(deps: { messages: MessagesService; blobs: Blo
     async createFileMessage(actor: MessageActor, input: FileMessageInput): Promise<CreatedMessage> {
       const fileId = newObjectId(clock.now());
       const fileName = sanitizeFileName(input.fileName);
+      await messages.checkTexts(actor, input.channelId, [{ field: 'file', text: fileName }]);
       const contentType = normalizeContentType(input.contentType);
       const media: MessageMedia = { kind: 'file', fileId, name: fileName, contentType, size: input.file.length };
       const data = { fileId, fileName, contentType, size: input.file.length };

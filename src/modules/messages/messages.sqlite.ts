@@ -103,7 +103,7 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
   );
   const addChildren = sqlite.prepare<[number, string]>('update messages set children_number = children_number + ? where id = ?');
   const touchMember = sqlite.prepare<[number, string, string]>(
-    "update channel_members set last_activity = ? where channel_id = ? and user_id = ? and membership = 'member'",
+    "update channel_members set last_activity = max(coalesce(last_activity, 0), ?) where channel_id = ? and user_id = ? and membership = 'member'",
   );
   const findUser = sqlite.prepare<[string], UserRow>('select * from users where id = ?');
 

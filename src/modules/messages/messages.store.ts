@@ -353,7 +353,8 @@ async function takeSegments(trx: Executor, channelId: string, count: number, las
       return {
         last_segment: eb.case().when(open).then(eb('last_segment', '+', count)).else(eb.ref('last_segment')).end(),
         message_count: eb.case().when(open).then(eb('message_count', '+', count)).else(eb.ref('message_count')).end(),
-        last_activity: eb.case().when(open).then(lastActivity).else(eb.ref('last_activity')).end(),
+        // Never backwards, as on SQLite (max): instances whose clocks differ a little write in any order.
+        last_activity: eb.case().when(open).then(sql<number>`greatest(coalesce(last_activity, 0), ${lastActivity})`).else(eb.ref('last_activity')).end(),
       };
     })
     .where('id', '=', channelId)
@@ -404,7 +405,7 @@ async function writeRows(trx: Executor, rows: MessageRow[], drafts: MessageDraft
   await trx.executeQuery(
     CompiledQuery.raw(
       `with new_messages as (insert into messages (${MESSAGE_COLUMNS.join(', ')}) values ${messageValues})${tagInsert}
-       update channel_members as member set last_activity = activity.at
+       update channel_members as member set last_activity = greatest(coalesce(member.last_activity, 0), activity.at)
        from (values ${take(activity.length, 3, ACTIVITY_CASTS)}) as activity (channel_id, user_id, at)
        where member.channel_id = activity.channel_id and member.user_id = activity.user_id and member.membership = 'member'`,
       parameters,

@@ -38,6 +38,16 @@ export function posterError(refusal: PosterRefusal): AppError {
   return new AppError(refusal);
 }
 
+/** Whether the user is the bot or the user of a conversation, as its metadata records them. */
+function isPartyOf(channel: ChannelRow, userId: string): boolean {
+  try {
+    const parties = JSON.parse(channel.metadata) as { botId?: unknown; userId?: unknown } | null;
+    return parties !== null && (parties.botId === userId || parties.userId === userId);
+  } catch {
+    return false;
+  }
+}
+
 export interface ChannelAccess {
   channel: ChannelRow;
   member: MemberRow;
@@ -49,8 +59,10 @@ export function createSendRules(deps: { db: Executor; dialect: Dialect; clock: C
   async function load(userId: string, channelId: string): Promise<{ channel: ChannelRow; member: MemberRow | undefined }> {
     const [channel, member] = await Promise.all([channels.findById(channelId), channels.findMember(channelId, userId)]);
     // A conversation's id is derived from its bot and user (bot.service.ts conversationIdOf), so to
-    // anyone else its existence would tell who that bot has talked to: it is not found for them.
-    if (!channel || (channel.type === CONVERSATION_TYPE && member === undefined)) throw notFound('Channel');
+    // anyone else its existence would tell who that bot has talked to: it is not found for them. Its
+    // two parties know it, so they are told what others in a group are (closed 409, removed 403),
+    // also once a close or an operator took their member row away.
+    if (!channel || (channel.type === CONVERSATION_TYPE && member === undefined && !isPartyOf(channel, userId))) throw notFound('Channel');
     return { channel, member };
   }
 

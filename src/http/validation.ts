@@ -1,0 +1,49 @@
+import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
+import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+
+/**
+ * Schema validation with types coerced only where text is all a client can send. A form, a query
+ * string and multipart carry every value as a string (API-CONVENTIONS.md section 2: "Booleans arrive
+ * as true/false strings in forms and multipart"), so there `"5"` is 5 and `a` is `[a]`. JSON has types,
+ * and "a known field of the wrong type is a 422": until session 9 Ajv coerced JSON bodies too, so
+ * `{"data": 12345}` was stored as the text "12345" and `{"channelId": ["g"]}` was taken as "g".
+ *
+ * Each body schema is compiled twice (one Ajv instance coerces, the other does not) and the body's
+ * parser tells which applies: the JSON parser marks what it made (`markJsonBody`).
+ */
+const jsonBodies = new WeakSet<object>();
+
+export function markJsonBody(value: unknown): void {
+  if (value !== null && typeof value === 'object') jsonBodies.add(value);
+}
+
+type RouteValidator = FastifySchemaCompiler<unknown>;
+type RouteSchema = Parameters<RouteValidator>[0];
+type CompilerFactory = (externalSchemas: Record<string, unknown>, options?: { customOptions?: Record<string, unknown> }) => RouteValidator;
+
+/**
+ * For Fastify's `schemaController.compilersFactory.buildValidator` (typed as the library's pool, whose
+ * declared return type is not the route compiler Fastify actually calls).
+ */
+export function buildValidatorFactory(): BuildCompilerFromPool {
+  // The pool of @fastify/ajv-compiler, Fastify's own: the same Ajv setup (formats, defaults) as before.
+  const pool = AjvCompiler() as unknown as CompilerFactory;
+  const factory: CompilerFactory = (externalSchemas, options = {}) => {
+    const coercing = pool(externalSchemas, options);
+    const exact = pool(externalSchemas, { ...options, customOptions: { ...options.customOptions, coerceTypes: false } });
+    return (route: RouteSchema) => {
+      const lenient = coercing(route);
+      if (route.httpPart !== 'body') return lenient;
+      const strict = exact(route);
+      const validate = (data: unknown) => {
+        const chosen = data !== null && typeof data === 'object' && jsonBodies.has(data) ? strict : lenient;
+        const result = chosen(data);
+        validate.errors = chosen.errors as FastifySchemaValidationError[] | null | undefined;
+        return result;
+      };
+      validate.errors = null as FastifySchemaValidationError[] | null | undefined;
+      return validate;
+    };
+  };
+  return factory as unknown as BuildCompilerFromPool;
+}
