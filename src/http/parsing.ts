@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import qs from 'qs';
 import { AppError } from './errors.js';
-import { markJsonBody } from './validation.js';
+import { markTextBody } from './validation.js';
 
 /**
  * Request parsing of API-CONVENTIONS.md section 2: forms and query strings with nested keys and arrays
@@ -37,7 +37,6 @@ export function installBodyParsers(app: FastifyInstance): void {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     parseJson(request, text, (error, parsed) => {
       if (error) return done(error, undefined);
-      markJsonBody(parsed);
       // JSON writes a lone surrogate only escaped (raw, it is not UTF-8): one search of the text, and
       // the walk only when one may be there. Stored, it became U+FFFD: a thread id answered as sent
       // could never be listed by it.
@@ -58,6 +57,7 @@ export function installBodyParsers(app: FastifyInstance): void {
       done(new AppError('badRequest', 'Form body could not be parsed.'), undefined);
       return;
     }
+    markTextBody(parsed);
     doneWithoutNul(parsed, done);
   });
   // Callback-style rather than async: it runs on every request, and an async hook costs a promise

@@ -2,6 +2,7 @@ import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../http/errors.js';
 import { nulError } from '../../http/parsing.js';
+import { markTextBody } from '../../http/validation.js';
 
 /** The one uploaded file of a multipart request, held in memory (at most config.uploadLimitBytes). */
 export interface Upload {
@@ -97,6 +98,8 @@ export function readMultipartBody(options: { fileField: string; arrayFields: rea
         addField(body, fieldNameOf(part.fieldname), part.value, arrayFields);
       }
     });
+    // Every field arrived as text: validation reads "true" and "5" as the types (http/validation.ts).
+    markTextBody(body);
     request.body = body;
   };
 }

@@ -129,7 +129,8 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
     if (event.type === 'member.added') {
       for (const userId of usersOf(event)) for (const connection of byUser.get(userId) ?? []) join(connection, channelId);
     }
-    const closed = (event.data as MemberChange | null)?.channel?.isClosed === true;
+    // Only member and channel events are read: parsing every message's payload costs the create path.
+    const closed = (event.type === 'member.removed' || event.type === 'channel.updated') && (event.data as MemberChange | null)?.channel?.isClosed === true;
     if (event.type === 'member.removed' && closed) {
       // The removals of a close: everyone leaves, so each slice goes to the users it names, not to
       // every socket of the channel (which already had the channel.updated of the close).
