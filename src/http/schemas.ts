@@ -6,7 +6,8 @@ import { Type, type TSchema } from '@sinclair/typebox';
  * because they travel in URL paths, nor a control character (PostgreSQL refuses NUL in text).
  */
 export const Id = (description?: string) =>
-  Type.String({ minLength: 1, maxLength: 50, pattern: '^[^\\s/?#%\\\\\\x00-\\x1f\\x7f]+$', ...(description ? { description } : {}) });
+  // Not `.` or `..` either: ids travel in URL paths, where every HTTP client resolves those away.
+  Type.String({ minLength: 1, maxLength: 50, pattern: '^(?!\\.\\.?$)[^\\s/?#%\\\\\\x00-\\x1f\\x7f]+$', ...(description ? { description } : {}) });
 
 export const IdList = (description?: string, minItems = 0) =>
   Type.Array(Id(), { minItems, maxItems: 100, ...(description ? { description } : {}) });

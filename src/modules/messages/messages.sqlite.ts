@@ -102,15 +102,17 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
     'update channels set last_segment = ?, message_count = message_count + ?, last_activity = max(coalesce(last_activity, 0), ?) where id = ?',
   );
   const addChildren = sqlite.prepare<[number, string]>('update messages set children_number = children_number + ? where id = ?');
-  const touchMember = sqlite.prepare<[number, string, string]>(
-    "update channel_members set last_activity = max(coalesce(last_activity, 0), ?) where channel_id = ? and user_id = ? and membership = 'member'",
+  // An author has read their own message: the read marker moves up to it (their own messages were
+  // counted unread before session 9).
+  const touchMember = sqlite.prepare<[number, number, string, string]>(
+    "update channel_members set last_activity = max(coalesce(last_activity, 0), ?), read_to_segment = max(read_to_segment, ?) where channel_id = ? and user_id = ? and membership = 'member'",
   );
   const findUser = sqlite.prepare<[string], UserRow>('select * from users where id = ?');
 
   const insertAll = sqlite.transaction((drafts: MessageDraft[]): WrittenBatch => {
     const channels = new Map<string, ChannelTally | null>();
     const parents = new Map<string, number>();
-    const members = new Map<string, { channelId: string; userId: string; at: number }>();
+    const members = new Map<string, { channelId: string; userId: string; at: number; segment: number }>();
     const authors = new Map<string, UserRow | undefined>();
     const messageValues: SqlValue[] = [];
     const eventValues: SqlValue[] = [];
@@ -146,7 +148,7 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
       written.push({ row, json });
 
       if (draft.parentId !== null) parents.set(draft.parentId, (parents.get(draft.parentId) ?? 0) + 1);
-      members.set(memberKey(row.channel_id, row.user_id), { channelId: row.channel_id, userId: row.user_id, at: row.created_at });
+      members.set(memberKey(row.channel_id, row.user_id), { channelId: row.channel_id, userId: row.user_id, at: row.created_at, segment: row.segment });
       if (!authors.has(row.user_id)) authors.set(row.user_id, findUser.get(row.user_id));
       return { row, author: authors.get(row.user_id), event: messageCreatedEvent(row, json) };
     });
@@ -158,7 +160,7 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
       if (channel && channel.added > 0) updateChannel.run(channel.lastSegment, channel.added, channel.lastActivity, channelId);
     }
     for (const [parentId, added] of parents) addChildren.run(added, parentId);
-    for (const member of members.values()) touchMember.run(member.at, member.channelId, member.userId);
+    for (const member of members.values()) touchMember.run(member.at, member.segment, member.channelId, member.userId);
     // The events as the relay would read them back once committed (ids in row order: `returning id`).
     const events = written.map(({ row, json }, index) =>
       toOutboxEvent({ id: eventIds[index] as number, type: MESSAGE_CREATED, channel_id: row.channel_id, user_id: row.user_id, recipient_id: null, payload: json, created_at: row.created_at }),

@@ -369,7 +369,7 @@ const MESSAGE_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof MessageRow>;
 
 /** A VALUES list outside an insert has no target columns to take its types from. */
-const ACTIVITY_CASTS = ['::text', '::text', '::bigint'];
+const ACTIVITY_CASTS = ['::text', '::text', '::bigint', '::integer'];
 
 /**
  * One statement for a batch's rows: the messages and their tags are inserted by data-modifying CTEs,
@@ -392,7 +392,7 @@ async function writeRows(trx: Executor, rows: MessageRow[], drafts: MessageDraft
   const activity = [...groupBy(rows, (row) => memberKey(row.channel_id, row.user_id)).values()];
   for (const authored of activity) {
     const [{ channel_id: channelId, user_id: userId }] = authored as [MessageRow];
-    parameters.push(channelId, userId, Math.max(...authored.map((row) => row.created_at)));
+    parameters.push(channelId, userId, Math.max(...authored.map((row) => row.created_at)), Math.max(...authored.map((row) => row.segment)));
   }
   let next = 1;
   const take = (count: number, width: number, casts?: readonly string[]) => {
@@ -405,8 +405,9 @@ async function writeRows(trx: Executor, rows: MessageRow[], drafts: MessageDraft
   await trx.executeQuery(
     CompiledQuery.raw(
       `with new_messages as (insert into messages (${MESSAGE_COLUMNS.join(', ')}) values ${messageValues})${tagInsert}
-       update channel_members as member set last_activity = greatest(coalesce(member.last_activity, 0), activity.at)
-       from (values ${take(activity.length, 3, ACTIVITY_CASTS)}) as activity (channel_id, user_id, at)
+       update channel_members as member set last_activity = greatest(coalesce(member.last_activity, 0), activity.at),
+         read_to_segment = greatest(member.read_to_segment, activity.segment)
+       from (values ${take(activity.length, 4, ACTIVITY_CASTS)}) as activity (channel_id, user_id, at, segment)
        where member.channel_id = activity.channel_id and member.user_id = activity.user_id and member.membership = 'member'`,
       parameters,
     ),

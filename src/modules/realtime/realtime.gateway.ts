@@ -24,6 +24,8 @@ export const DEFAULT_GATEWAY_OPTIONS: GatewayOptions = { heartbeatMs: 30_000, ma
 
 /** Close codes (4000-4999 are the application's). */
 export const CLOSE_SLOW_CONSUMER = 4008;
+/** How long a replayed frame may wait to be written out before the client counts as not reading. */
+const REPLAY_WRITE_TIMEOUT_MS = 30_000;
 export const CLOSE_RESYNC = 4009;
 /** The token expired or was revoked: sign in again. */
 export const CLOSE_TOKEN_ENDED = 4001;
@@ -148,6 +150,31 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
     }
   }
 
+  /**
+   * Sends one replayed event; past half the buffer limit, waits until the frame is written out, at
+   * most REPLAY_WRITE_TIMEOUT_MS (then the client is not reading: cut, it resumes from its last id).
+   * Answers whether the connection is still there.
+   */
+  async function replayOne(connection: Connection, event: OutboxEvent): Promise<boolean> {
+    if (!all.has(connection)) return false;
+    if (event.id <= connection.lastSentId) return true;
+    connection.lastSentId = event.id;
+    const { socket } = connection;
+    if (socket.bufferedAmount <= options.maxBufferedBytes / 2) {
+      socket.send(frameOf(event), { binary: false });
+      return true;
+    }
+    const written = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), REPLAY_WRITE_TIMEOUT_MS);
+      socket.send(frameOf(event), { binary: false }, (error) => {
+        clearTimeout(timer);
+        resolve(error == null);
+      });
+    });
+    if (!written && all.has(connection)) end(connection, CLOSE_SLOW_CONSUMER, 'not reading');
+    return written && all.has(connection);
+  }
+
   function end(connection: Connection, code: number, reason: string): void {
     connection.socket.close(code, reason);
     drop(connection);
@@ -215,6 +242,9 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
       mine.add(connection);
       byUser.set(userId, mine);
       const channelIds = await deps.store.channelIdsOf(userId);
+      // Closed while its channels were read: dropped already, and joining now would keep the dead
+      // socket in those channels' sets for good (found in session 9: 20 of 20 such sockets leaked).
+      if (!all.has(connection)) return;
       const changes = connection.changes ?? [];
       connection.changes = null;
       for (const channelId of channelIds) join(connection, channelId);
@@ -223,15 +253,22 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
       for (const change of changes) (change.member ? join : leave)(connection, change.channelId);
 
       connection.lastSentId = since;
-      const missed = await deps.store.eventsFor(userId, since, options.maxResumeEvents + 1);
-      if (missed.length > options.maxResumeEvents) {
-        socket.close(CLOSE_RESYNC, 'too many missed events: reload, then reconnect without since');
+      const [missed, newest] = await Promise.all([deps.store.eventsFor(userId, since, options.maxResumeEvents + 1), deps.store.newestEventId()]);
+      if (!all.has(connection)) return;
+      // A position past every event (another deployment's, or made up) would silently hold back
+      // every frame until the stream passed it: the client must resync instead.
+      if (missed.length > options.maxResumeEvents || since > newest) {
+        socket.close(CLOSE_RESYNC, since > newest ? 'since is past the newest event: reload, then reconnect without since' : 'too many missed events: reload, then reconnect without since');
         drop(connection);
         return;
       }
+      // The replay waits for the client to read, rather than tripping the slow-consumer limit meant
+      // for live frames: a 5 MB backlog cut a healthy client off part-way (1006) before session 9.
+      for (const event of missed) {
+        if (!(await replayOne(connection, event))) return;
+      }
       const waiting = connection.pending ?? [];
       connection.pending = null;
-      for (const event of missed) send(connection, event);
       for (const event of waiting) send(connection, event);
     },
 

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { bearerTokenOf, type EndUserAuthenticator } from '../../http/auth.js';
+import { AppError } from '../../http/errors.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { RealtimeGateway } from './realtime.gateway.js';
 
@@ -18,29 +19,41 @@ export function registerRealtimeRoutes(
   },
 ): void {
   const startOf = new WeakMap<object, number>();
-  app.get(
-    '/client/v1/stream',
-    {
-      websocket: true,
-      schema: {
-        tags: ['real time'],
-        summary: 'Real-time event stream (WebSocket)',
-        querystring: Type.Object({
-          token: Type.Optional(Type.String({ maxLength: 512 })),
-          // Outbox ids are 64-bit; past 2^53 a JavaScript number is no longer an exact id.
-          since: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-        }),
-      },
-      preValidation: async (request) => {
-        const query = request.query as { token?: string; since?: number };
-        request.principal = await deps.authenticate(query.token ?? bearerTokenOf(request));
-        // A stream without `since` starts now, and "now" is fixed before the upgrade completes: the
-        // client may write the moment its socket opens, and the server is still loading the user's
-        // channels then. Replaying from this point (from the database) loses nothing in between.
-        if (query.since === undefined) startOf.set(request, deps.startingPoint());
-      },
+  app.route({
+    method: 'GET',
+    url: '/client/v1/stream',
+    schema: {
+      tags: ['real time'],
+      summary: 'Real-time event stream (WebSocket)',
+      querystring: Type.Object({
+        token: Type.Optional(Type.String({ maxLength: 512 })),
+        // Outbox ids are 64-bit; past 2^53 a JavaScript number is no longer an exact id.
+        since: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+      }),
     },
-    (socket, request) => {
+    preValidation: async (request) => {
+      // Read before schema validation (the upgrade needs the principal), so checked here: a
+      // repeated or bracketed parameter is an array or object, which reached the token lookup (500).
+      const query = request.query as { token?: unknown; since?: unknown };
+      for (const name of ['token', 'since'] as const) {
+        if (query[name] !== undefined && typeof query[name] !== 'string') {
+          throw new AppError('parameters', `querystring.${name} must be given once, as a plain value.`, { detail: [{ field: `querystring.${name}`, message: 'must be a single value' }] });
+        }
+      }
+      if (typeof query.since === 'string' && !/^\d{1,16}$/.test(query.since)) {
+        throw new AppError('parameters', 'querystring.since must be an event id (digits).', { detail: [{ field: 'querystring.since', message: 'must be digits' }] });
+      }
+      request.principal = await deps.authenticate((query.token as string | undefined) ?? bearerTokenOf(request));
+      // A stream without `since` starts now, and "now" is fixed before the upgrade completes: the
+      // client may write the moment its socket opens, and the server is still loading the user's
+      // channels then. Replaying from this point (from the database) loses nothing in between.
+      if (query.since === undefined) startOf.set(request, deps.startingPoint());
+    },
+    // A plain GET (no Upgrade) is told so in the envelope; it was an empty 404 before session 9.
+    handler: async () => {
+      throw new AppError('badRequest', 'This is a WebSocket endpoint: connect with an Upgrade request (ws:// or wss://).');
+    },
+    wsHandler: (socket, request) => {
       const principal = request.principal;
       if (principal === null) {
         socket.close(1008, 'unauthorized');
@@ -54,5 +67,5 @@ export function registerRealtimeRoutes(
         socket.close(1011, 'internal error');
       });
     },
-  );
+  });
 }

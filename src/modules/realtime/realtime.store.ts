@@ -68,6 +68,12 @@ export function createRealtimeStore(db: Executor, dialect: Dialect) {
       return rows.map(toOutboxEvent);
     },
 
+    /** The id of the newest event (0 when there is none): a resume position past it is no position. */
+    async newestEventId(): Promise<number> {
+      const row = await db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+
     /** Of these tokens (row ids), those that no longer authorize anything: revoked, expired or deleted. */
     async endedTokens(tokenIds: readonly string[], now: number): Promise<Set<string>> {
       const live = new Set<string>();
