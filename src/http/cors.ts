@@ -27,9 +27,11 @@ export function corsAllowed(url: string): boolean {
 
 export function installCors(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.headers.origin === undefined || !corsAllowed(request.url)) return done();
+    if (!corsAllowed(request.url)) return done();
+    // Sent with or without an Origin: the answer is the same for everyone, so a shared cache that
+    // stored a copy fetched by a server (discovery, the JWKS are cacheable) still serves browsers.
     reply.header('access-control-allow-origin', '*');
-    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+    if (request.method === 'OPTIONS' && request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined) {
       // A preflight: answered here, for routes that have no OPTIONS handler of their own.
       void reply.code(204).headers(PREFLIGHT_HEADERS).send();
       return;

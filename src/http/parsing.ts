@@ -42,7 +42,7 @@ export function installBodyParsers(app: FastifyInstance): void {
       // could never be listed by it.
       if (SURROGATE_ESCAPE.test(text)) {
         const field = fieldWhere(parsed, 'body', hasLoneSurrogate);
-        if (field !== null) return done(textError(field, 'must be well-formed Unicode (a lone surrogate is not)'), undefined);
+        if (field !== null) return done(textError(field, LONE_SURROGATE_MESSAGE), undefined);
       }
       // JSON writes a NUL only escaped: one search of the text, and the walk only when it is there.
       if (!text.includes('\\u0000')) return done(null, parsed);
@@ -125,9 +125,10 @@ function decodeJsonFieldsOf(value: unknown, schema: SchemaNode, root: string): v
       // Left as a string: validation then names the field precisely.
       continue;
     }
-    // JSON in a form field may spell a NUL as an escape the form's own check could not see.
-    const withNul = fieldWithNul(decoded, `${root}.${key}`);
-    if (withNul !== null) throw nulError(withNul);
+    // JSON in a form field may spell a NUL or a lone surrogate as an escape the form's own check
+    // could not see.
+    const fault = textFaultIn(decoded, `${root}.${key}`);
+    if (fault !== null) throw fault;
     record[key] = decoded;
   }
 }
@@ -151,6 +152,7 @@ function decodeJsonFields(request: FastifyRequest): void {
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const hasNul = (text: string): boolean => text.includes('\u0000');
+const LONE_SURROGATE_MESSAGE = 'must be well-formed Unicode (a lone surrogate is not)';
 const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
 
 /**
@@ -189,6 +191,14 @@ function doneWithoutNul(parsed: unknown, done: (error: Error | null, body?: unkn
   const field = fieldWithNul(parsed, 'body');
   if (field === null) done(null, parsed);
   else done(nulError(field), undefined);
+}
+
+/** The 422 for the first string or key of decoded JSON that holds a NUL or a lone surrogate, or null. */
+export function textFaultIn(decoded: unknown, root: string): AppError | null {
+  const withNul = fieldWithNul(decoded, root);
+  if (withNul !== null) return nulError(withNul);
+  const lone = fieldWhere(decoded, root, hasLoneSurrogate);
+  return lone === null ? null : textError(lone, LONE_SURROGATE_MESSAGE);
 }
 
 export function nulError(field: string): AppError {

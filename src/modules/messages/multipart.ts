@@ -1,7 +1,7 @@
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../http/errors.js';
-import { nulError } from '../../http/parsing.js';
+import { nulError, textFaultIn } from '../../http/parsing.js';
 import { markTextBody } from '../../http/validation.js';
 
 /** The one uploaded file of a multipart request, held in memory (at most config.uploadLimitBytes). */
@@ -47,14 +47,18 @@ const fieldNameOf = (name: string): string => name.replace(/\[\d*\]$/, '');
 function addField(body: Record<string, unknown>, name: string, value: unknown, arrayFields: ReadonlySet<string>): void {
   // A JSON array in one field (`tags=["a","b"]`) is accepted like a JSON object in a form field.
   if (arrayFields.has(name) && typeof value === 'string' && value.trim().startsWith('[')) {
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(value);
-      if (Array.isArray(parsed)) {
-        body[name] = [...((body[name] as unknown[] | undefined) ?? []), ...parsed];
-        return;
-      }
+      parsed = JSON.parse(value);
     } catch {
       // Left as the string it is; validation names the field.
+    }
+    if (Array.isArray(parsed)) {
+      // Escapes may spell a NUL or a lone surrogate the field's own check could not see.
+      const fault = textFaultIn(parsed, `body.${name}`);
+      if (fault !== null) throw fault;
+      body[name] = [...((body[name] as unknown[] | undefined) ?? []), ...parsed];
+      return;
     }
   }
   const existing = body[name];

@@ -176,7 +176,19 @@ export function createWebhooksService(deps: {
       // creates a batch holds dozens of messages of the same author in the same channel, and a query
       // per event was a visible share of the create path's CPU. One transaction, so the answers hold.
       const kinds = new Map<string, Promise<string | undefined>>();
-      const botsOf = new Map<string, ReturnType<typeof scoped.botMembersOf>>();
+      const botsOf = new Map<string, Promise<Map<string, number>>>();
+      const firstId = events[0]?.id ?? 0;
+      // Each bot member of a channel, with the id of the latest event that added it after the batch's
+      // first event (0: it was a member before the batch).
+      const audienceOf = async (channelId: string): Promise<Map<string, number>> => {
+        const bots = await scoped.botMembersOf(channelId);
+        const joined = new Map(bots.map((botId) => [botId, 0]));
+        if (bots.length === 0) return joined;
+        for (const join of await scoped.joinsAfter(channelId, firstId - 1)) {
+          for (const userId of join.userIds) if (joined.has(userId)) joined.set(userId, Math.max(joined.get(userId) ?? 0, join.id));
+        }
+        return joined;
+      };
       for (const event of events) {
         if (event.type !== 'message.created' || !event.channelId || !event.userId) continue;
         // Only what people say reaches bots: a bot's own (or another bot's) messages do not echo back.
@@ -184,15 +196,16 @@ export function createWebhooksService(deps: {
         if (kind === undefined) kinds.set(event.userId, (kind = scoped.kindOf(event.userId)));
         if ((await kind) !== 'user') continue;
         let botsPromise = botsOf.get(event.channelId);
-        if (botsPromise === undefined) botsOf.set(event.channelId, (botsPromise = scoped.botMembersOf(event.channelId)));
+        if (botsPromise === undefined) botsOf.set(event.channelId, (botsPromise = audienceOf(event.channelId)));
         const bots = await botsPromise;
         const rows = [];
         // The URL and secret are resolved when sending (outside this transaction), so a changed URL
         // or a deleted bot is seen by the next attempt. The consumer may run well after the commit (a
-        // busy peer holds its cursor): a bot that joined since was not there to hear it. One removed
-        // since is not asked again: its row is gone, and not telling a leaver is the safe side.
-        for (const { id: botUserId, joinedAt } of bots) {
-          if (joinedAt > event.createdAt) continue;
+        // busy peer holds its cursor): a bot whose joining committed after the message was not there
+        // to hear it. Decided by outbox ids, which follow commit order: instances' clocks may differ.
+        // One removed since is not asked again: its row is gone, and not telling a leaver is the safe side.
+        for (const [botUserId, joinedAtId] of bots) {
+          if (joinedAtId > event.id) continue;
           rows.push({
             id: newObjectId(now),
             bot_user_id: botUserId,

@@ -7,24 +7,47 @@ export type DeliveryRow = WebhookDeliveriesTable;
 export function createWebhooksStore(db: Executor, dialect: Dialect) {
   return {
     /**
-     * Bots with a webhook URL that are members of the channel, not globally banned, with when their
-     * membership began: the audience of a user's message there, among those who had joined by then.
-     * Read through the caller's executor (the consumer's transaction): on SQLite a query on another
-     * handle would wait for that transaction forever.
+     * Bots with a webhook URL that are members of the channel and not globally banned: the audience of
+     * a user's message there, among those who had joined by then (`joinsAfter`). Read through the
+     * caller's executor (the consumer's transaction): on SQLite a query on another handle would wait
+     * for that transaction forever.
      */
-    async botMembersOf(channelId: string): Promise<Array<{ id: string; joinedAt: number }>> {
+    async botMembersOf(channelId: string): Promise<string[]> {
       const rows = await db
         .selectFrom('channel_members as m')
         .innerJoin('users as u', 'u.id', 'm.user_id')
         .innerJoin('bots as b', 'b.user_id', 'm.user_id')
-        .select(['u.id', 'm.created_at'])
+        .select('u.id')
         .where('m.channel_id', '=', channelId)
         .where('m.membership', '=', 'member')
         .where('u.kind', '=', 'bot')
         .where('u.is_global_ban', '=', 0)
         .where('b.webhook_url', 'is not', null)
         .execute();
-      return rows.map((row) => ({ id: row.id, joinedAt: Number(row.created_at) }));
+      return rows.map((row) => row.id);
+    },
+
+    /**
+     * The `member.added` events of a channel after an event id, as (event id, user ids): outbox ids
+     * follow commit order on every instance, which wall clocks of different instances do not.
+     */
+    async joinsAfter(channelId: string, afterId: number): Promise<Array<{ id: number; userIds: string[] }>> {
+      const rows = await db
+        .selectFrom('outbox')
+        .select(['id', 'payload'])
+        .where('channel_id', '=', channelId)
+        .where('id', '>', afterId)
+        .where('type', '=', 'member.added')
+        .execute();
+      return rows.map((row) => {
+        let userIds: unknown;
+        try {
+          userIds = (JSON.parse(row.payload) as { userIds?: unknown }).userIds;
+        } catch {
+          userIds = [];
+        }
+        return { id: Number(row.id), userIds: Array.isArray(userIds) ? userIds.filter((id): id is string => typeof id === 'string') : [] };
+      });
     },
 
     async kindOf(userId: string): Promise<string | undefined> {

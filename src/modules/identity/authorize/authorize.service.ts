@@ -62,7 +62,7 @@ export function createAuthorizeService(deps: { db: Executor; clock: Clock; issue
     checkNonce,
     checkPrompt,
     checkMaxAge,
-    checkIdTokenHint,
+    checkIdTokenHint(issuer),
   ];
 
   /** The session's user, if they may still sign in: a person (not a bot or admin) who is not banned. */
@@ -125,6 +125,11 @@ export function createAuthorizeService(deps: { db: Executor; clock: Clock; issue
       const client = request.client as OAuthClient;
       const redirectUri = request.redirectUri as string;
       const user = await userOf(session);
+      // Just signed in, as someone other than the user the client named: asking again cannot help.
+      if (options.justAuthenticated === true && session !== null && request.hintedSubject !== null && request.hintedSubject !== session.user_id) {
+        const location = withParameters(redirectUri, { error: 'login_required', error_description: 'The user who signed in is not the one the client asked for.', state: request.state, iss: issuer });
+        return { kind: 'redirect', location };
+      }
       if (session === null || user === null || needsLogin(request, session, options.justAuthenticated === true)) {
         if (request.prompt.has('none')) {
           const location = withParameters(redirectUri, { error: 'login_required', error_description: 'The user is not signed in.', state: request.state, iss: issuer });

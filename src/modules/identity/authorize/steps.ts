@@ -151,18 +151,22 @@ export const checkMaxAge: AuthorizeStep = function checkMaxAge(request) {
  * signature is not checked: it can only make this request ask for a sign-in or fail with
  * login_required, never sign anyone in, so a forged hint harms only the one who sends it.
  */
-export const checkIdTokenHint: AuthorizeStep = function checkIdTokenHint(request) {
-  const hint = request.params.get('id_token_hint');
-  if (hint === null) return;
-  let subject: unknown;
-  try {
-    subject = decodeJwt(hint).sub;
-  } catch {
-    fail('invalid_request', 'id_token_hint is not an ID token.');
-  }
-  if (typeof subject !== 'string' || subject === '') fail('invalid_request', 'id_token_hint has no sub.');
-  request.hintedSubject = subject;
-};
+export function checkIdTokenHint(issuer: string): AuthorizeStep {
+  return function checkIdTokenHintStep(request) {
+    const hint = request.params.get('id_token_hint');
+    if (hint === null) return;
+    let claims: { sub?: unknown; iss?: unknown };
+    try {
+      claims = decodeJwt(hint);
+    } catch {
+      fail('invalid_request', 'id_token_hint is not an ID token.');
+    }
+    // Another provider's subject ids are not ours: its token names nobody here.
+    if (claims.iss !== issuer) fail('invalid_request', 'id_token_hint was not issued by this server.');
+    if (typeof claims.sub !== 'string' || claims.sub === '') fail('invalid_request', 'id_token_hint has no sub.');
+    request.hintedSubject = claims.sub;
+  };
+}
 
 export function emptyRequest(params: AuthorizationParameters): AuthorizeRequest {
   return { params, client: null, redirectUri: null, state: null, scopes: [], nonce: null, codeChallenge: null, prompt: new Set(), maxAgeSeconds: null, hintedSubject: null };
