@@ -88,6 +88,17 @@ export function createChannelsStore(db: Executor, dialect: Dialect) {
       return (dialect === 'postgres' ? select.forUpdate() : select).executeTakeFirst();
     },
 
+    /**
+     * A user's membership of a channel, read under a shared lock of the channel row on PostgreSQL: a
+     * ban, removal or close (which lock it for update) runs wholly before or after the caller's
+     * transaction, so what the caller writes next is judged by the membership at its commit.
+     */
+    async membershipUnderLock(channelId: string, userId: string): Promise<string | undefined> {
+      if (dialect === 'postgres') await db.selectFrom('channels').select('id').where('id', '=', channelId).forShare().execute();
+      const row = await db.selectFrom('channel_members').select('membership').where('channel_id', '=', channelId).where('user_id', '=', userId).executeTakeFirst();
+      return row?.membership;
+    },
+
     async replaceTags(channelId: string, tags: string[]): Promise<void> {
       await db.deleteFrom('channel_tags').where('channel_id', '=', channelId).execute();
       if (tags.length > 0) {

@@ -22,7 +22,7 @@ export function registerClientMessageActionRoutes(app: TypedApp, deps: { reactio
     async (request) => {
       const { userId } = principalOf(request);
       await reactions.messageForMember(userId, request.params.messageId);
-      const { reaction, summary } = await reactions.add({ userId }, request.params.messageId, request.body.reactionName);
+      const { reaction, summary } = await reactions.add({ userId, asMember: true }, request.params.messageId, request.body.reactionName);
       return { status: 'success' as const, addedId: reaction.id, reactions: summary.reactions, reactionsCount: summary.reactionsCount };
     },
   );
@@ -33,7 +33,7 @@ export function registerClientMessageActionRoutes(app: TypedApp, deps: { reactio
     async (request) => {
       const { userId } = principalOf(request);
       await reactions.messageForMember(userId, request.params.messageId);
-      const { reaction, summary } = await reactions.remove({ userId }, request.params.messageId, request.params.reactionName);
+      const { reaction, summary } = await reactions.remove({ userId, asMember: true }, request.params.messageId, request.params.reactionName);
       return { status: 'success' as const, removedId: reaction.id, reactions: summary.reactions, reactionsCount: summary.reactionsCount };
     },
   );

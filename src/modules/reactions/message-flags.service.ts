@@ -9,12 +9,14 @@ import type { ReactionsService } from './reactions.service.js';
  * Flags on messages from the client API: a member of the message's channel flags a message of someone
  * else, once. flagCount is the number of distinct flaggers, as for users (users.store addFlag).
  */
-export function createMessageFlagsService(deps: { db: Executor; clock: Clock; reactions: Pick<ReactionsService, 'messageForMember'> }) {
+export function createMessageFlagsService(deps: { db: Executor; clock: Clock; reactions: Pick<ReactionsService, 'messageForMember' | 'requireMemberUnderLock'> }) {
   return {
     async flag(flaggerId: string, messageId: string): Promise<{ flagged: boolean; flagCount: number }> {
       const message = await deps.reactions.messageForMember(flaggerId, messageId);
       if (message.user_id === flaggerId) throw new AppError('badRequest', 'You cannot flag your own message.');
       return runTransaction(deps.db, async (trx) => {
+        // Judged again at commit, as a reaction is: a ban committed meanwhile refuses it.
+        await deps.reactions.requireMemberUnderLock(trx, message.id, flaggerId);
         const store = createMessageFlagsStore(trx);
         const flagged = await store.addFlag(message.id, flaggerId, deps.clock.now());
         return { flagged, flagCount: await store.flagCountOf(message.id) };

@@ -13,6 +13,8 @@ import { createReactionsStore, type ReactedMessage, type ReactionRow, type React
 /** Who reacts: the admin's own user on the admin API, the caller on the client API. */
 export interface ReactionActor {
   userId: string;
+  /** Acting through a member surface (client API): membership is checked again inside the write. */
+  asMember?: boolean;
 }
 
 export interface ReactionChange {
@@ -73,6 +75,14 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
     return { messageId: message.id, channelId: message.channel_id, reactions, reactionsCount };
   }
 
+  /** Inside a write: the message's channel locked shared (PostgreSQL), and the user a member of it. */
+  async function requireMemberUnderLock(trx: Executor, messageId: string, userId: string): Promise<void> {
+    const message = liveOrNotFound(await createReactionsStore(trx, dialect).findMessage(messageId));
+    if ((await createChannelsStore(trx, dialect).membershipUnderLock(message.channel_id, userId)) !== 'member') {
+      throw new AppError('permissionDenied', 'Not a member of the channel.');
+    }
+  }
+
   /**
    * One reaction change in one transaction: lock the message, change the reaction row and its count,
    * rebuild the summary, append the event. All or nothing.
@@ -86,6 +96,10 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
     const now = clock.now();
     return runTransaction(db, async (trx) => {
       const inTrx = createReactionsStore(trx, dialect);
+      // A member's reaction is judged by their membership at commit: a ban committed between the
+      // route's check and this write let it through on PostgreSQL (and its event reached the channel).
+      // The channel is locked before the message, in the order a close takes them.
+      if (actor.asMember === true) await requireMemberUnderLock(trx, messageId, actor.userId);
       const message = liveOrNotFound(await inTrx.lockMessage(messageId));
       const reaction = await apply(inTrx, message, now);
       const summary = await refreshSummary(inTrx, message, now);
@@ -172,6 +186,8 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
      * For the client API: the live message, provided the user is a member of its channel. Missing or
      * deleted is 404; not a member (never joined, left, or banned) is 403 / 400301.
      */
+    requireMemberUnderLock,
+
     async messageForMember(userId: string, messageId: string): Promise<ReactedMessage> {
       const message = liveOrNotFound(await store.findMessage(messageId));
       const member = await channels.findMember(message.channel_id, userId);

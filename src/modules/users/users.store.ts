@@ -99,9 +99,14 @@ export function createUsersStore(db: Executor) {
       await db.updateTable('users').set({ is_global_ban: banned ? 1 : 0, updated_at: now }).where('id', '=', id).execute();
     },
 
+    /**
+     * The user row first: its lock orders a clear with concurrent flags (addFlag increments that row
+     * after inserting its flag). Deleting first let a flag inserted meanwhile survive the delete and
+     * its increment be zeroed after, on PostgreSQL: flagCount drifted below the rows for good.
+     */
     async clearFlags(id: string, now: number): Promise<void> {
-      await db.deleteFrom('user_flags').where('target_user_id', '=', id).execute();
       await db.updateTable('users').set({ flag_count: 0, updated_at: now }).where('id', '=', id).execute();
+      await db.deleteFrom('user_flags').where('target_user_id', '=', id).execute();
     },
 
     /** Adds one flag per flagger; answers false when this flagger had already flagged the user. */
