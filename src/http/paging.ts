@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from './errors.js';
 
 /**
@@ -8,6 +8,47 @@ import { AppError } from './errors.js';
 export interface PageTokens {
   encode(payload: Record<string, unknown>): string;
   decode<T extends Record<string, unknown>>(token: string, check: (value: Record<string, unknown>) => value is T): T;
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * A short digest of a query's filters, carried in its page tokens: a token continues the query it was
+ * made for. Before session 9 a token sent alone, or with other filters, answered the next rows of
+ * another query (tags dropped, a search widened).
+ */
+export function filterKey(filters: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify(filters)).digest().subarray(0, 9).toString('base64url');
+}
+
+/** Filters up to this size (as JSON) travel in the token itself, so the token alone continues the query. */
+const CARRIED_FILTERS_MAX = 512;
+
+/** The filter fields of a token: the key, and the filters themselves when they are small. */
+export function filterFields(filters: Record<string, unknown>): { f: string; q?: Record<string, unknown> } {
+  const key = filterKey(filters);
+  return JSON.stringify(filters).length <= CARRIED_FILTERS_MAX ? { f: key, q: filters } : { f: key };
+}
+
+/**
+ * The filters a page runs with: the request's when it names any (they must be the token's), else the
+ * token's own. `defaults` are the filters of a request that names none.
+ */
+export function filtersOfPage<T extends Record<string, unknown>>(requested: T, defaults: T, token: { f: unknown; q?: unknown } | null, isFilters: (value: unknown) => value is T): T {
+  if (token === null) return requested;
+  const requestedKey = filterKey(requested);
+  if (token.f === requestedKey) return requested;
+  if (requestedKey === filterKey(defaults) && isFilters(token.q) && filterKey(token.q) === token.f) return token.q;
+  throw otherFiltersError();
+}
+
+/** A sorted, de-duplicated copy of a list filter, so the order it was sent in does not matter. */
+export function canonicalList(values: readonly string[] | undefined): string[] {
+  return [...new Set(values ?? [])].sort();
+}
+
+export function otherFiltersError(): AppError {
+  return new AppError('badRequest', 'Query token is invalid: it continues a query with other filters; send the same filters with it.');
 }
 
 function invalid(): AppError {
@@ -25,6 +66,10 @@ export function createPageTokens(secret: string): PageTokens {
       if (typeof token !== 'string' || token.length > 2048) throw invalid();
       const [body, signature, extra] = token.split('.');
       if (!body || !signature || extra !== undefined) throw invalid();
+      // Node's base64url decoding skips what is not of its alphabet and ignores padding: `<token>==`,
+      // `<token>!!` or a stray `*` decoded to the same bytes and passed. Only the exact encoding does.
+      if (!BASE64URL.test(body) || !BASE64URL.test(signature) || Buffer.from(body, 'base64url').toString('base64url') !== body) throw invalid();
+      if (Buffer.from(signature, 'base64url').toString('base64url') !== signature) throw invalid();
       const given = Buffer.from(signature, 'base64url');
       const expected = sign(body);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { startBackgroundCheckpointer } from './checkpointer.js';
+import { searchFold } from './search-fold.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -48,7 +49,7 @@ export function openStorage(options: { databaseUrl: string | null; dataDir: stri
   file.pragma('busy_timeout = 5000');
   // SQLite's own lower() folds ASCII only, so a search for "élo" never met "Élodie" (PostgreSQL's
   // does); a connection may replace a built-in function, and this is JavaScript's full lower case.
-  file.function('lower', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? text.toLowerCase() : text));
+  file.function('lower', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? searchFold(text) : text));
   cacheStatements(file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
   // WAL checkpoints on a worker thread once the database is busy (checkpointer.ts).

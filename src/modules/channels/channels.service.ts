@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../http/errors.js';
-import type { PageTokens, Paging } from '../../http/paging.js';
+import { canonicalList, filterFields, filtersOfPage, type PageTokens, type Paging } from '../../http/paging.js';
 import { MAX_JSON_BYTES } from '../../http/schemas.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { appendEvents } from '../../events/outbox.js';
@@ -40,14 +40,33 @@ export interface CreateChannelInput {
   userIds?: string[];
 }
 
+/** A page token: the row to continue from, the way, the page size and the filters' key. */
 interface CursorToken extends Record<string, unknown> {
   c: number;
   i: string;
   d: 'n' | 'p';
+  n: number;
+  f: string;
+  q?: unknown;
 }
 
+/** The filters of a channel list, in the canonical form its tokens carry. */
+interface ChannelFilters extends Record<string, unknown> {
+  u: string | null;
+  f: string;
+  a: string[];
+  x: string[];
+}
+
+const NO_CHANNEL_FILTERS: ChannelFilters = { u: null, f: 'all', a: [], x: [] };
+const isChannelFilters = (value: unknown): value is ChannelFilters => {
+  const v = value as Partial<ChannelFilters> | null;
+  const list = (items: unknown) => Array.isArray(items) && items.every((item) => typeof item === 'string');
+  return v !== null && typeof v === 'object' && (v.u === null || typeof v.u === 'string') && (v.f === 'all' || v.f === 'member' || v.f === 'notMember') && list(v.a) && list(v.x);
+};
+
 const isCursorToken = (value: Record<string, unknown>): value is CursorToken =>
-  typeof value.c === 'number' && typeof value.i === 'string' && (value.d === 'n' || value.d === 'p');
+  typeof value.c === 'number' && typeof value.i === 'string' && (value.d === 'n' || value.d === 'p') && Number.isInteger(value.n) && typeof value.f === 'string';
 
 export function jsonWithinLimit(value: unknown, field: string): string {
   let text: string;
@@ -123,25 +142,30 @@ export function createChannelsService(deps: {
 
   return {
     async query(actor: Actor, input: ChannelQueryInput): Promise<{ rows: ChannelRow[]; members: Map<string, MemberRow>; paging: Paging }> {
-      const limit = input.options?.limit ?? 10;
+      let limit = input.options?.limit ?? 10;
       let after: ChannelCursor | null = null;
       let before: ChannelCursor | null = null;
-      if (input.options?.token) {
-        const token = pageTokens.decode(input.options.token, isCursorToken);
+      const requested: ChannelFilters = { u: input.userId ?? null, f: input.filter ?? 'all', a: canonicalList(input.tags), x: canonicalList(input.excludeTags) };
+      const token = input.options?.token ? pageTokens.decode(input.options.token, isCursorToken) : null;
+      // A token continues its own list: sent alone it brings its filters, sent with others it is refused.
+      const filters = filtersOfPage(requested, NO_CHANNEL_FILTERS, token, isChannelFilters);
+      if (token) {
+        // The page size goes on as it was, unless the request names one.
+        limit = input.options?.limit ?? token.n;
         const cursor = { createdAt: token.c, id: token.i };
         if (token.d === 'n') after = cursor;
         else before = cursor;
       }
-      const filter = input.filter ?? 'all';
+      const filter = filters.f;
       // `userId`: that user's channels; `filter`: relative to the calling admin. Both may apply at once.
       const membershipConditions = [
-        ...(input.userId ? [{ userId: input.userId, isMember: true }] : []),
+        ...(filters.u ? [{ userId: filters.u, isMember: true }] : []),
         ...(filter === 'all' ? [] : [{ userId: actor.userId, isMember: filter === 'member' }]),
       ];
       const fetched = await channels.listPage({
         memberships: membershipConditions,
-        anyTags: input.tags ?? [],
-        excludeTags: input.excludeTags ?? [],
+        anyTags: filters.a,
+        excludeTags: filters.x,
         limit,
         skip: input.options?.skip ?? 0,
         after,
@@ -150,14 +174,15 @@ export function createChannelsService(deps: {
       const hasMore = fetched.length > limit;
       // Going backwards, the extra row is the oldest-first list's head; forwards, its tail.
       const rows = before ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);
-      const cursorOf = (row: ChannelRow, d: 'n' | 'p') => pageTokens.encode({ c: row.created_at, i: row.id, d });
+      const carried = filterFields(filters);
+      const cursorOf = (row: ChannelRow, d: 'n' | 'p') => pageTokens.encode({ c: row.created_at, i: row.id, d, n: limit, ...carried });
       const first = rows[0];
       const last = rows[rows.length - 1];
       const paging: Paging = {
         next: last && (before !== null || hasMore) ? cursorOf(last, 'n') : null,
         prev: first && (before !== null ? hasMore : after !== null || (input.options?.skip ?? 0) > 0) ? cursorOf(first, 'p') : null,
       };
-      const memberOf = input.userId ?? actor.userId;
+      const memberOf = filters.u ?? actor.userId;
       const memberships = await channels.findMembershipsOf(memberOf, rows.map((row) => row.id));
       return { rows, members: new Map(memberships.map((row) => [row.channel_id, row])), paging };
     },

@@ -1,5 +1,5 @@
 import { AppError, notFound } from '../../http/errors.js';
-import type { PageTokens, Paging } from '../../http/paging.js';
+import { canonicalList, filterFields, filtersOfPage, type PageTokens, type Paging } from '../../http/paging.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { createChannelsStore } from '../channels/channels.store.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
@@ -19,16 +19,34 @@ export interface MessageQueryInput {
   options?: { after?: number; first?: number; before?: number; last?: number; token?: string };
 }
 
-/** A page token: the channel it belongs to, the segment to continue from, the page size, the way. */
+/** A page token: the channel, the segment to continue from, the page size, the way, the filters. */
 interface MessageCursor extends Record<string, unknown> {
   c: string;
   s: number;
   n: number;
   d: 'n' | 'p';
+  f: string;
+  q?: unknown;
 }
 
+/** The filters of a message query, in the canonical form its tokens carry. */
+interface MessageFilters extends Record<string, unknown> {
+  p: string | null;
+  t: boolean;
+  a: string[];
+  x: string[];
+  o: string | null;
+}
+
+const NO_MESSAGE_FILTERS: MessageFilters = { p: null, t: false, a: [], x: [], o: null };
+const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isMessageFilters = (value: unknown): value is MessageFilters => {
+  const v = value as Partial<MessageFilters> | null;
+  return v !== null && typeof v === 'object' && (v.p === null || typeof v.p === 'string') && typeof v.t === 'boolean' && isStringList(v.a) && isStringList(v.x) && (v.o === null || typeof v.o === 'string');
+};
+
 const isMessageCursor = (value: Record<string, unknown>): value is MessageCursor =>
-  typeof value.c === 'string' && Number.isInteger(value.s) && Number.isInteger(value.n) && (value.d === 'n' || value.d === 'p');
+  typeof value.c === 'string' && Number.isInteger(value.s) && Number.isInteger(value.n) && (value.d === 'n' || value.d === 'p') && typeof value.f === 'string';
 
 /**
  * The message query of API-CONVENTIONS.md section 3. Pages are keyset ranges of channelSegment on the
@@ -44,10 +62,14 @@ export function createMessageQuery(deps: { db: Executor; dialect: Dialect; pageT
   const users = createUsersStore(deps.db);
 
   return async function query(input: MessageQueryInput): Promise<{ rows: MessageRow[]; authors: UserRow[]; paging: Paging }> {
-    if (!(await channels.findById(input.channelId))) throw notFound('Channel');
+    const channel = await channels.findById(input.channelId);
+    if (!channel) throw notFound('Channel');
     let { after, first, before, last } = input.options ?? {};
-    if (input.options?.token) {
-      const cursor = pageTokens.decode(input.options.token, isMessageCursor);
+    const requested: MessageFilters = { p: input.parentId ?? null, t: input.filterByParentId === true, a: canonicalList(input.tags), x: canonicalList(input.excludeTags), o: input.topicId === undefined ? null : (input.topicId ?? '') };
+    const cursor = input.options?.token ? pageTokens.decode(input.options.token, isMessageCursor) : null;
+    // A token continues its own query: sent alone it brings its filters, sent with others it is refused.
+    const filters = filtersOfPage(requested, NO_MESSAGE_FILTERS, cursor, isMessageFilters);
+    if (cursor) {
       if (cursor.c !== input.channelId) throw new AppError('badRequest', 'Query token is invalid.');
       [after, first, before, last] = cursor.d === 'n' ? [cursor.s, cursor.n, undefined, undefined] : [undefined, undefined, cursor.s, cursor.n];
     }
@@ -60,11 +82,12 @@ export function createMessageQuery(deps: { db: Executor; dialect: Dialect; pageT
     const size = (ascending ? first : last) ?? DEFAULT_PAGE_SIZE;
     const fetched = await store.listPage({
       channelId: input.channelId,
-      parentId: input.parentId ?? null,
-      topLevelOnly: input.filterByParentId === true,
-      anyTags: input.tags ?? [],
-      excludeTags: input.excludeTags ?? [],
-      topicId: input.topicId,
+      parentId: filters.p,
+      topLevelOnly: filters.t,
+      anyTags: filters.a,
+      excludeTags: filters.x,
+      // o: null any topic, '' the main topic only, else that topic.
+      topicId: filters.o === null ? undefined : filters.o === '' ? null : filters.o,
       after: after ?? null,
       before: before ?? null,
       order: ascending ? 'asc' : 'desc',
@@ -75,10 +98,16 @@ export function createMessageQuery(deps: { db: Executor; dialect: Dialect; pageT
     const rows = ascending ? page : page.reverse();
     const head = rows[0];
     const tail = rows[rows.length - 1];
-    const cursorOf = (d: 'n' | 'p', s: number) => pageTokens.encode({ c: input.channelId, s, n: size, d });
+    const carried = filterFields(filters);
+    const cursorOf = (d: 'n' | 'p', s: number) => pageTokens.encode({ c: input.channelId, s, n: size, d, ...carried });
+    // No token towards an end the page already reached: segments run from 1 to the channel's last, so
+    // a page holding either bound has nothing beyond it (a `before` page of the newest rows answered a
+    // `next` whose page was empty).
+    const newerExist = (segment: number) => segment < channel.last_segment;
+    const olderExist = (segment: number) => segment > 1;
     const paging: Paging = ascending
-      ? { next: tail && hasMore ? cursorOf('n', tail.segment) : null, prev: head && (after ?? 0) > 0 ? cursorOf('p', head.segment) : null }
-      : { next: tail && before !== undefined ? cursorOf('n', tail.segment) : null, prev: head && hasMore ? cursorOf('p', head.segment) : null };
+      ? { next: tail && hasMore ? cursorOf('n', tail.segment) : null, prev: head && (after ?? 0) > 0 && olderExist(head.segment) ? cursorOf('p', head.segment) : null }
+      : { next: tail && before !== undefined && newerExist(tail.segment) ? cursorOf('n', tail.segment) : null, prev: head && hasMore ? cursorOf('p', head.segment) : null };
     const authors = await users.findByIds([...new Set(rows.map((row) => row.user_id))]);
     return { rows, authors, paging };
   };

@@ -1,10 +1,11 @@
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../http/errors.js';
-import type { PageTokens, Paging } from '../../http/paging.js';
+import { filterFields, filtersOfPage, type PageTokens, type Paging } from '../../http/paging.js';
 import type { Executor } from '../../storage/database.js';
 import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
 import { hashPassword } from '../identity/passwords.js';
+import { searchFold } from '../../storage/search-fold.js';
 import { createUsersStore, type UserChanges, type UserRow } from './users.store.js';
 
 export interface UpsertUserInput {
@@ -29,13 +30,29 @@ export interface ListUsersInput {
   limit?: number;
 }
 
+/** A page token: the user to continue from, the way, the page size and the filters' key. */
 interface UserCursor extends Record<string, unknown> {
   u: string;
   d: 'n' | 'p';
+  n: number;
+  f: string;
+  q?: unknown;
 }
 
+/** The filters of a users list, in the canonical form its tokens carry (the search folded). */
+interface UserFilters extends Record<string, unknown> {
+  s: string | null;
+  g: boolean;
+}
+
+const NO_USER_FILTERS: UserFilters = { s: null, g: false };
+const isUserFilters = (value: unknown): value is UserFilters => {
+  const v = value as Partial<UserFilters> | null;
+  return v !== null && typeof v === 'object' && (v.s === null || typeof v.s === 'string') && typeof v.g === 'boolean';
+};
+
 const isUserCursor = (value: Record<string, unknown>): value is UserCursor =>
-  typeof value.u === 'string' && (value.d === 'n' || value.d === 'p');
+  typeof value.u === 'string' && (value.d === 'n' || value.d === 'p') && Number.isInteger(value.n) && typeof value.f === 'string';
 
 export function createUsersService(deps: {
   db: Executor;
@@ -120,11 +137,14 @@ export function createUsersService(deps: {
     },
 
     async list(input: ListUsersInput): Promise<{ rows: UserRow[]; paging: Paging }> {
-      const limit = input.limit ?? 10;
+      const requested: UserFilters = { s: input.search && input.search !== '' ? searchFold(input.search) : null, g: input.filter === 'flagged' };
       const cursor = input.pageToken ? deps.pageTokens.decode(input.pageToken, isUserCursor) : null;
+      // A token continues its own list: sent alone it brings its filters, sent with others it is refused.
+      const filters = filtersOfPage(requested, NO_USER_FILTERS, cursor, isUserFilters);
+      const limit = input.limit ?? cursor?.n ?? 10;
       const fetched = await users.listPage({
-        search: input.search && input.search !== '' ? input.search : null,
-        flaggedOnly: input.filter === 'flagged',
+        search: filters.s,
+        flaggedOnly: filters.g,
         limit,
         after: cursor?.d === 'n' ? cursor.u : null,
         before: cursor?.d === 'p' ? cursor.u : null,
@@ -137,8 +157,8 @@ export function createUsersService(deps: {
       return {
         rows,
         paging: {
-          next: last && (backwards || hasMore) ? deps.pageTokens.encode({ u: last.id, d: 'n' }) : null,
-          prev: first && (backwards ? hasMore : cursor !== null) ? deps.pageTokens.encode({ u: first.id, d: 'p' }) : null,
+          next: last && (backwards || hasMore) ? deps.pageTokens.encode({ u: last.id, d: 'n', n: limit, ...filterFields(filters) }) : null,
+          prev: first && (backwards ? hasMore : cursor !== null) ? deps.pageTokens.encode({ u: first.id, d: 'p', n: limit, ...filterFields(filters) }) : null,
         },
       };
     },

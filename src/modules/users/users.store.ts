@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../storage/database.js';
+import { searchFold } from '../../storage/search-fold.js';
 import type { UsersTable } from '../../storage/schema.js';
 
 export type UserRow = UsersTable;
@@ -80,7 +81,7 @@ export function createUsersStore(db: Executor) {
     }): Promise<UserRow[]> {
       let select = db.selectFrom('users').selectAll();
       if (query.search) {
-        const pattern = `${escapeLike(query.search.toLowerCase())}%`;
+        const pattern = `${escapeLike(searchFold(query.search))}%`;
         // An explicit ESCAPE: SQLite has no default escape character, PostgreSQL's is the same backslash.
         select = select.where(
           sql<boolean>`(lower(display_name) like ${pattern} escape '\\' or lower(id) like ${pattern} escape '\\')`,

@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient } from './helpers/admin.js';
+import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
+
+/**
+ * The users search folds both sides alike (storage/search-fold.ts): JavaScript wrote a final sigma
+ * where PostgreSQL's lower() writes a sigma, so "ΟΔΟΣ" missed on PostgreSQL and the prefix "ΑΣ" missed
+ * "ΑΣΠΑΣΙΑ" on both databases (a review helper, session 9).
+ */
+describe.each(testDatabases)('users search folding on %s', (database) => {
+  let t: TestApp;
+  let admin: ReturnType<typeof adminClient>;
+  beforeAll(async () => {
+    t = await startTestApp(database);
+    admin = adminClient(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const found = async (search: string) =>
+    ((await admin.call('GET', `/api/v2/users?search=${encodeURIComponent(search)}&limit=100`)).json().users as Array<{ info: { userId: string } }>).map((user) => user.info.userId);
+
+  it('finds Greek names by their whole capital form and by a capital prefix ending in sigma', async () => {
+    const [odos, aspasia] = [t.uniqueId('odos'), t.uniqueId('aspasia')];
+    await admin.createUser(odos, { displayName: 'ΟΔΟΣ' });
+    await admin.createUser(aspasia, { displayName: 'ΑΣΠΑΣΙΑ' });
+    expect(await found('ΟΔΟΣ')).toContain(odos);
+    expect(await found('οδος')).toContain(odos);
+    expect(await found('ΑΣ')).toContain(aspasia);
+    expect(await found('Élo')).toEqual([]);
+  });
+});
