@@ -70,6 +70,30 @@ describe.each(testDatabases)('reactions admin API on %s', (database) => {
     throw new Error('paging did not end');
   }
 
+  it('lists reactors in reaction order (time, then id), however their ids sort: two instances react in one second', async () => {
+    const messageId = await postMessage(await channelWith());
+    // Object ids of two processes made in one second sort by their random middle bytes, not by time.
+    const base = Date.now();
+    const rows = [
+      { id: `${'f'.repeat(23)}1`, at: base },
+      { id: `${'0'.repeat(23)}2`, at: base + 1 },
+      { id: `${'8'.repeat(23)}3`, at: base + 2 },
+    ];
+    await t.storage.db
+      .insertInto('message_reactions')
+      .values(rows.map((row) => ({ id: row.id, message_id: messageId, user_id: 'admin-env', reaction_name: `r${row.id.slice(-1)}`, created_at: row.at })))
+      .execute();
+    const seen: string[] = [];
+    let url = `/api/v2/reactions?referenceId=${messageId}&options[limit]=1`;
+    for (let page = 0; page < 5; page++) {
+      const body = (await admin.call('GET', url)).json();
+      seen.push(...body.data.reactions[0].reactors.map((reactor: Reactor) => reactor.reactionId));
+      if (body.paging.next === null) break;
+      url = `/api/v2/reactions?referenceId=${messageId}&options[token]=${encodeURIComponent(body.paging.next)}`;
+    }
+    expect(seen).toEqual(rows.map((row) => row.id));
+  });
+
   it('adds and removes the admin user reaction; the message record follows', async () => {
     const messageId = await postMessage(await channelWith());
     const before = await messageOf(messageId);

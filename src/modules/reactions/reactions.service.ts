@@ -40,13 +40,14 @@ interface ReactorCursor extends Record<string, unknown> {
   m: string;
   /** The reactionName filter, '' for none. */
   n: string;
-  /** The reaction id to continue from, exclusive. */
+  /** The reaction to continue from, exclusive: its id and creation time. */
   r: string;
+  t: number;
   d: 'n' | 'p';
 }
 
 const isReactorCursor = (value: Record<string, unknown>): value is ReactorCursor =>
-  typeof value.m === 'string' && typeof value.n === 'string' && typeof value.r === 'string' && (value.d === 'n' || value.d === 'p');
+  typeof value.m === 'string' && typeof value.n === 'string' && typeof value.r === 'string' && Number.isInteger(value.t) && (value.d === 'n' || value.d === 'p');
 
 function liveOrNotFound(message: ReactedMessage | undefined): ReactedMessage {
   if (!message || message.is_deleted === 1) throw notFound('Message');
@@ -155,8 +156,8 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
       const fetched = await store.listReactors({
         messageId: query.messageId,
         reactionName,
-        afterId: cursor?.d === 'n' ? cursor.r : null,
-        beforeId: backwards ? (cursor as ReactorCursor).r : null,
+        after: cursor?.d === 'n' ? { at: cursor.t, id: cursor.r } : null,
+        before: backwards ? { at: (cursor as ReactorCursor).t, id: (cursor as ReactorCursor).r } : null,
         skip: cursor === null ? (query.skip ?? 0) : 0,
         order: backwards ? 'desc' : 'asc',
         limit: limit + 1,
@@ -166,7 +167,7 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
       const rows = backwards ? page.reverse() : page;
       const first = rows[0];
       const last = rows[rows.length - 1];
-      const tokenAt = (row: ReactionRow, d: 'n' | 'p') => pageTokens.encode({ m: query.messageId, n: reactionName ?? '', r: row.id, d });
+      const tokenAt = (row: ReactionRow, d: 'n' | 'p') => pageTokens.encode({ m: query.messageId, n: reactionName ?? '', r: row.id, t: Number(row.created_at), d });
       const hasEarlier = backwards ? hasMore : cursor !== null || (query.skip ?? 0) > 0;
       const paging: Paging = {
         next: last && (backwards || hasMore) ? tokenAt(last, 'n') : null,

@@ -15,9 +15,9 @@ export interface ReactorPageQuery {
   messageId: string;
   /** Only reactions of this name, or all. */
   reactionName: string | null;
-  /** Exclusive reaction-id bounds (keyset paging). */
-  afterId: string | null;
-  beforeId: string | null;
+  /** Exclusive keyset bounds: a reaction's creation time and id. */
+  after: { at: number; id: string } | null;
+  before: { at: number; id: string } | null;
   /** Rows to pass over first (only on a first page). */
   skip: number;
   order: 'asc' | 'desc';
@@ -101,13 +101,18 @@ export function createReactionsStore(db: Executor, dialect: Dialect) {
       await db.updateTable('messages').set({ reactions, reactions_count: reactionsCount, updated_at: now }).where('id', '=', messageId).execute();
     },
 
-    /** One page of a message's reactions in reaction-id order, on the (message_id[, reaction_name], id) indexes. */
+    /**
+     * One page of a message's reactions in reaction order (creation time, then id), on the
+     * (message_id[, reaction_name], created_at, id) indexes, after or before a keyset position.
+     */
     async listReactors(query: ReactorPageQuery): Promise<ReactionRow[]> {
       let select = db.selectFrom('message_reactions').selectAll().where('message_id', '=', query.messageId);
       if (query.reactionName !== null) select = select.where('reaction_name', '=', query.reactionName);
-      if (query.afterId !== null) select = select.where('id', '>', query.afterId);
-      if (query.beforeId !== null) select = select.where('id', '<', query.beforeId);
-      select = select.orderBy('id', query.order).limit(query.limit);
+      const beyond = (position: { at: number; id: string }, way: '>' | '<') =>
+        select.where((eb) => eb.or([eb('created_at', way, position.at), eb.and([eb('created_at', '=', position.at), eb('id', way, position.id)])]));
+      if (query.after !== null) select = beyond(query.after, '>');
+      if (query.before !== null) select = beyond(query.before, '<');
+      select = select.orderBy('created_at', query.order).orderBy('id', query.order).limit(query.limit);
       return (query.skip > 0 ? select.offset(query.skip) : select).execute();
     },
 

@@ -10,6 +10,7 @@ import * as reactions from './0008_reactions.js';
 import * as blobReferences from './0010_blob_references.js';
 import * as topics from './0009_topics.js';
 import * as partialIndexes from './0011_partial_indexes.js';
+import * as reactionsOrder from './0012_reactions_order.js';
 
 /**
  * Every migration, in order. One set serves SQLite and PostgreSQL; each issue adds a file here rather
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0009_topics': topics,
   '0010_blob_references': blobReferences,
   '0011_partial_indexes': partialIndexes,
+  '0012_reactions_order': reactionsOrder,
 };
