@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import type { BuiltApp } from '../src/app.js';
 import { createTokensService } from '../src/modules/tokens/tokens.service.js';
 import { adminClient } from './helpers/admin.js';
+import { createBot } from './helpers/bot.js';
 import { makeJpeg, multipartBody } from './helpers/media.js';
 import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
 
@@ -44,30 +45,6 @@ function expectRefused(response: LightMyRequestResponse, status: number, code: n
 }
 
 /** A bot made as an operator makes one, with its token from the client_credentials grant. */
-async function createBot(t: TestApp, name: string) {
-  const created = await adminClient(t).call('POST', '/api/v2/bots', { displayName: name });
-  expect(created.statusCode, created.body).toBe(200);
-  const { userId, clientId, clientSecret } = created.json() as { userId: string; clientId: string; clientSecret: string };
-  const granted = await t.app.inject({
-    method: 'POST',
-    url: '/oauth/token',
-    headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: 'grant_type=client_credentials&scope=bot',
-  });
-  expect(granted.statusCode, granted.body).toBe(200);
-  return botCaller(userId, granted.json().access_token as string);
-}
-
-function botCaller(userId: string, token: string) {
-  const json = (app: App, path: string, payload: Record<string, unknown>) =>
-    app.inject({ method: 'POST', url: `/bot/v1${path}`, headers: { authorization: `Bearer ${token}` }, payload });
-  const multipart = (app: App, path: string, fields: Array<[string, string]>, file?: { data: Buffer; fileName: string; contentType: string }) => {
-    const body = multipartBody(fields, file ? [{ name: 'file', ...file }] : []);
-    return app.inject({ method: 'POST', url: `/bot/v1${path}`, headers: { authorization: `Bearer ${token}`, 'content-type': body.contentType }, payload: body.payload });
-  };
-  return { userId, token, json, multipart };
-}
-
 const text = (data: string) => ({ type: 'text', data });
 
 describe.each(testDatabases)('bot API on %s', (database) => {
