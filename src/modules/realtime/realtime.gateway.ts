@@ -107,6 +107,11 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
   function send(connection: Connection, event: OutboxEvent): void {
     if (connection.pending) {
       connection.pending.push(event);
+      // A replay this far behind will not catch up: the client reloads instead of the server holding more.
+      if (connection.pending.length > options.maxResumeEvents) {
+        connection.socket.close(CLOSE_RESYNC, 'too many events while resuming: reload, then reconnect without since');
+        drop(connection);
+      }
       return;
     }
     if (event.id <= connection.lastSentId) return;
@@ -267,9 +272,15 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
       for (const event of missed) {
         if (!(await replayOne(connection, event))) return;
       }
-      const waiting = connection.pending ?? [];
+      // Live events that came while the replay waited for the client are paced the same way: sent
+      // in one burst, they tripped the slow-consumer cut-off on a client that was reading.
+      for (let waiting = connection.pending ?? []; waiting.length > 0; waiting = connection.pending ?? []) {
+        connection.pending = [];
+        for (const event of waiting) {
+          if (!(await replayOne(connection, event))) return;
+        }
+      }
       connection.pending = null;
-      for (const event of waiting) send(connection, event);
     },
 
     deliver(events: OutboxEvent[]): void {

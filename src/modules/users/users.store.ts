@@ -21,6 +21,13 @@ export interface UserChanges {
   avatar?: string | null;
 }
 
+/**
+ * A column folded as `searchFold` folds the search. PostgreSQL's lower() leaves a final sigma that is
+ * already lower case as it is ("Νίκος" stays "νίκος") and may keep a dot above after i: replaced after
+ * it, as in searchFold. On SQLite lower() is searchFold already; the replaces change nothing there.
+ */
+const folded = (column: 'display_name' | 'id') => sql`replace(replace(lower(${sql.ref(column)}), 'ς', 'σ'), ${'i\u0307'}, 'i')`;
+
 /** LIKE treats % and _ as wildcards; a search for "50%" must find the literal text. */
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
@@ -84,7 +91,7 @@ export function createUsersStore(db: Executor) {
         const pattern = `${escapeLike(searchFold(query.search))}%`;
         // An explicit ESCAPE: SQLite has no default escape character, PostgreSQL's is the same backslash.
         select = select.where(
-          sql<boolean>`(lower(display_name) like ${pattern} escape '\\' or lower(id) like ${pattern} escape '\\')`,
+          sql<boolean>`(${folded('display_name')} like ${pattern} escape '\\' or ${folded('id')} like ${pattern} escape '\\')`,
         );
       }
       if (query.flaggedOnly) select = select.where('flag_count', '>', 0);

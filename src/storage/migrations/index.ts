@@ -11,6 +11,7 @@ import * as blobReferences from './0010_blob_references.js';
 import * as topics from './0009_topics.js';
 import * as partialIndexes from './0011_partial_indexes.js';
 import * as reactionsOrder from './0012_reactions_order.js';
+import * as memberAddedIndex from './0013_member_added_index.js';
 
 /**
  * Every migration, in order. One set serves SQLite and PostgreSQL; each issue adds a file here rather
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0010_blob_references': blobReferences,
   '0011_partial_indexes': partialIndexes,
   '0012_reactions_order': reactionsOrder,
+  '0013_member_added_index': memberAddedIndex,
 };
