@@ -5,7 +5,8 @@ import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js
 /**
  * The users search folds both sides alike (storage/search-fold.ts): JavaScript wrote a final sigma
  * where PostgreSQL's lower() writes a sigma, so "ΟΔΟΣ" missed on PostgreSQL and the prefix "ΑΣ" missed
- * "ΑΣΠΑΣΙΑ" on both databases (a review helper, session 9).
+ * "ΑΣΠΑΣΙΑ" on both databases; and PostgreSQL keeps a stored lower-case final sigma, so the column is
+ * folded the same way (review helpers, session 9).
  */
 describe.each(testDatabases)('users search folding on %s', (database) => {
   let t: TestApp;
@@ -29,5 +30,13 @@ describe.each(testDatabases)('users search folding on %s', (database) => {
     expect(await found('οδος')).toContain(odos);
     expect(await found('ΑΣ')).toContain(aspasia);
     expect(await found('Élo')).toEqual([]);
+  });
+
+  it('finds "Νίκος" by its own spelling', async () => {
+    const nikos = t.uniqueId('nikos');
+    await admin.createUser(nikos, { displayName: 'Νίκος' });
+    expect(await found('Νί')).toContain(nikos);
+    expect(await found('Νίκος')).toContain(nikos);
+    expect(await found('νίκος')).toContain(nikos);
   });
 });

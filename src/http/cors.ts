@@ -19,7 +19,7 @@ const PREFLIGHT_HEADERS = {
   'access-control-max-age': '600',
 };
 
-export function corsAllowed(url: string): boolean {
+function corsAllowed(url: string): boolean {
   const mark = url.indexOf('?');
   const path = mark < 0 ? url : url.slice(0, mark);
   return CORS_PATHS.some((pattern) => pattern.test(path));

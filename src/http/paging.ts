@@ -42,6 +42,9 @@ export function filtersOfPage<T extends Record<string, unknown>>(requested: T, d
   throw otherFiltersError();
 }
 
+/** A list of strings, as a list filter carried in a token must be. */
+export const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
 /** A sorted, de-duplicated copy of a list filter, so the order it was sent in does not matter. */
 export function canonicalList(values: readonly string[] | undefined): string[] {
   return [...new Set(values ?? [])].sort();

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../http/errors.js';
-import { canonicalList, filterFields, filtersOfPage, type PageTokens, type Paging } from '../../http/paging.js';
+import { canonicalList, filterFields, filtersOfPage, isStringList, type PageTokens, type Paging } from '../../http/paging.js';
 import { MAX_JSON_BYTES } from '../../http/schemas.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { appendEvents } from '../../events/outbox.js';
@@ -61,8 +61,7 @@ interface ChannelFilters extends Record<string, unknown> {
 const NO_CHANNEL_FILTERS: ChannelFilters = { u: null, f: 'all', a: [], x: [] };
 const isChannelFilters = (value: unknown): value is ChannelFilters => {
   const v = value as Partial<ChannelFilters> | null;
-  const list = (items: unknown) => Array.isArray(items) && items.every((item) => typeof item === 'string');
-  return v !== null && typeof v === 'object' && (v.u === null || typeof v.u === 'string') && (v.f === 'all' || v.f === 'member' || v.f === 'notMember') && list(v.a) && list(v.x);
+  return v !== null && typeof v === 'object' && (v.u === null || typeof v.u === 'string') && (v.f === 'all' || v.f === 'member' || v.f === 'notMember') && isStringList(v.a) && isStringList(v.x);
 };
 
 const isCursorToken = (value: Record<string, unknown>): value is CursorToken =>

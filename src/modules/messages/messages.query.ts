@@ -1,5 +1,5 @@
 import { AppError, notFound } from '../../http/errors.js';
-import { canonicalList, filterFields, filtersOfPage, type PageTokens, type Paging } from '../../http/paging.js';
+import { canonicalList, filterFields, filtersOfPage, isStringList, type PageTokens, type Paging } from '../../http/paging.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { createChannelsStore } from '../channels/channels.store.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';
@@ -39,7 +39,6 @@ interface MessageFilters extends Record<string, unknown> {
 }
 
 const NO_MESSAGE_FILTERS: MessageFilters = { p: null, t: false, a: [], x: [], o: null };
-const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 const isMessageFilters = (value: unknown): value is MessageFilters => {
   const v = value as Partial<MessageFilters> | null;
   return v !== null && typeof v === 'object' && (v.p === null || typeof v.p === 'string') && typeof v.t === 'boolean' && isStringList(v.a) && isStringList(v.x) && (v.o === null || typeof v.o === 'string');

@@ -154,11 +154,12 @@ export function createUsersService(deps: {
       const rows = backwards ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);
       const first = rows[0];
       const last = rows[rows.length - 1];
+      const carried = filterFields(filters);
       return {
         rows,
         paging: {
-          next: last && (backwards || hasMore) ? deps.pageTokens.encode({ u: last.id, d: 'n', n: limit, ...filterFields(filters) }) : null,
-          prev: first && (backwards ? hasMore : cursor !== null) ? deps.pageTokens.encode({ u: first.id, d: 'p', n: limit, ...filterFields(filters) }) : null,
+          next: last && (backwards || hasMore) ? deps.pageTokens.encode({ u: last.id, d: 'n', n: limit, ...carried }) : null,
+          prev: first && (backwards ? hasMore : cursor !== null) ? deps.pageTokens.encode({ u: first.id, d: 'p', n: limit, ...carried }) : null,
         },
       };
     },
