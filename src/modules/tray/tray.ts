@@ -10,7 +10,7 @@ import type { Executor } from '../../storage/database.js';
 import type { RedisTarget } from '../../storage/redis-target.js';
 import { SOCIAL_EVENT_TYPES } from '../social/social.events.js';
 import { applySocialEvents } from './tray.aggregator.js';
-import { registerTrayRoutes } from './tray.routes.js';
+import { registerTrayRoutes } from '../../surfaces/notifications/tray.routes.js';
 import { createTrayService, type IntervalsOf, type TrayService } from './tray.service.js';
 
 export interface TrayOptions {

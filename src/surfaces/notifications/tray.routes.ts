@@ -4,9 +4,9 @@ import { principalOf } from '../../http/auth.js';
 import { enforceRateLimit, type RateLimiter } from '../../http/rate-limit.js';
 import { StringEnum } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { TRAY_VERBS } from './tray.describe.js';
-import { presentHistory, type TrayPresentOptions } from './tray.present.js';
-import type { TrayService } from './tray.service.js';
+import { TRAY_VERBS } from '../../modules/tray/tray.describe.js';
+import { presentHistory, type TrayPresentOptions } from '../../modules/tray/tray.present.js';
+import type { TrayService } from '../../modules/tray/tray.service.js';
 
 const tag = { tags: ['notification tray'] };
 

@@ -3,10 +3,10 @@ import { bearerTokenOf, type EndUserAuthenticator, principalOf } from '../../htt
 import { enforceRateLimit, type RateLimiter } from '../../http/rate-limit.js';
 import { Id, StringEnum } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import type { CreatedMessage } from '../messages/messages.service.js';
-import { MAX_TEXT_LENGTH } from '../messages/messages.service.js';
-import { readMultipartBody, uploadOf } from '../messages/multipart.js';
-import type { BotService } from './bot.service.js';
+import type { CreatedMessage } from '../../modules/messages/messages.service.js';
+import { MAX_TEXT_LENGTH } from '../../modules/messages/messages.service.js';
+import { readMultipartBody, uploadOf } from '../../modules/messages/multipart.js';
+import type { BotService } from '../../modules/bot/bot.service.js';
 
 const tag = { tags: ['bot'] };
 const consumes = ['multipart/form-data'];

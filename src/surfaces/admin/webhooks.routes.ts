@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { notFound } from '../../http/errors.js';
 import { Id } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import type { DeliveryRow } from './webhooks.store.js';
-import type { WebhooksService } from './webhooks.service.js';
+import type { DeliveryRow } from '../../modules/webhooks/webhooks.store.js';
+import type { WebhooksService } from '../../modules/webhooks/webhooks.service.js';
 
 /** A delivery as operators read it: which event, how it went, and what comes next. */
 function presentDelivery(row: DeliveryRow) {

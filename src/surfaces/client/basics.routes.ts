@@ -5,11 +5,11 @@ import { AppError, notFound } from '../../http/errors.js';
 import { ChannelIdParams, Segment } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { Executor } from '../../storage/database.js';
-import { presentChannel, presentChannelUser } from '../channels/channels.present.js';
-import type { SendRules } from '../messages/send-rules.js';
-import { presentUser } from '../users/users.present.js';
-import { createUsersStore } from '../users/users.store.js';
-import { createClientStore } from './client.store.js';
+import { presentChannel, presentChannelUser } from '../../modules/channels/channels.present.js';
+import type { SendRules } from '../../modules/messages/send-rules.js';
+import { presentUser } from '../../modules/users/users.present.js';
+import { createUsersStore } from '../../modules/users/users.store.js';
+import { createClientStore } from '../../modules/client/client.store.js';
 
 const tag = { tags: ['client'] };
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed-app.js';
 import { Id, Metadata, StringEnum } from '../../http/schemas.js';
-import { presentUser } from './users.present.js';
-import type { UsersService } from './users.service.js';
+import { presentUser } from '../../modules/users/users.present.js';
+import type { UsersService } from '../../modules/users/users.service.js';
 
 const tag = { tags: ['users'] };
 const Text = (maxLength: number) => Type.String({ maxLength });

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed-app.js';
 import { Id } from '../../http/schemas.js';
-import { PERMISSIONS } from './permissions.js';
-import { presentRole } from './roles.present.js';
-import type { RolesService } from './roles.service.js';
+import { PERMISSIONS } from '../../modules/roles/permissions.js';
+import { presentRole } from '../../modules/roles/roles.present.js';
+import type { RolesService } from '../../modules/roles/roles.service.js';
 
 const tag = { tags: ['roles'] };
 

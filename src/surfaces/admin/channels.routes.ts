@@ -3,8 +3,8 @@ import type { TypedApp } from '../../http/typed-app.js';
 import { principalOf } from '../../http/auth.js';
 import { ChannelIdParams, Id, IdList, Metadata, StringEnum, Tags } from '../../http/schemas.js';
 import type { Clock } from '../../clock.js';
-import { presentChannel, presentChannelUser } from './channels.present.js';
-import { type ChannelsService, MAX_MUTE_PERIOD_MS } from './channels.service.js';
+import { presentChannel, presentChannelUser } from '../../modules/channels/channels.present.js';
+import { type ChannelsService, MAX_MUTE_PERIOD_MS } from '../../modules/channels/channels.service.js';
 
 const MutePeriod = Type.Integer({ minimum: 0, maximum: MAX_MUTE_PERIOD_MS, description: 'Milliseconds from now; 0 unmutes' });
 const UserIdsBody = Type.Object({ userIds: IdList('Users to act on', 1) });

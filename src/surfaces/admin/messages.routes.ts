@@ -5,11 +5,11 @@ import { principalOf } from '../../http/auth.js';
 import type { Paging } from '../../http/paging.js';
 import { Id, Metadata, Segment, StringEnum, Tags } from '../../http/schemas.js';
 import { HANDS_EVENTS_ITSELF, type TypedApp } from '../../http/typed-app.js';
-import { presentChannel } from '../channels/channels.present.js';
-import { presentUser } from '../users/users.present.js';
-import type { UserRow } from '../users/users.store.js';
-import { type MessageRecord, presentMessage } from './messages.present.js';
-import type { CreatedMessage, MessagesService } from './messages.service.js';
+import { presentChannel } from '../../modules/channels/channels.present.js';
+import { presentUser } from '../../modules/users/users.present.js';
+import type { UserRow } from '../../modules/users/users.store.js';
+import { type MessageRecord, presentMessage } from '../../modules/messages/messages.present.js';
+import type { CreatedMessage, MessagesService } from '../../modules/messages/messages.service.js';
 
 const tag = { tags: ['messages'] };
 export const MessageIdParams = Type.Object({ messageId: Id('The message id') });

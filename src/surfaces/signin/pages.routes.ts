@@ -2,14 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../http/error-handler.js';
 import { oauthDescription } from '../../http/errors.js';
 import { NO_EVENTS, type TypedApp } from '../../http/typed-app.js';
-import type { AuthorizeOutcome, AuthorizeService } from './authorize/authorize.service.js';
-import { parseAuthorizationParameters } from './authorize/parameters.js';
-import type { ClientsService } from './clients.service.js';
-import { CSRF_COOKIE, type Csrf } from './csrf.js';
+import type { AuthorizeOutcome, AuthorizeService } from '../../modules/identity/authorize/authorize.service.js';
+import { parseAuthorizationParameters } from '../../modules/identity/authorize/parameters.js';
+import type { ClientsService } from '../../modules/identity/clients.service.js';
+import { CSRF_COOKIE, type Csrf } from '../../modules/identity/csrf.js';
 import { PAGE_HEADERS, renderErrorPage, renderLoginPage, renderLogoutPage, renderSignedInPage } from './login-page.js';
-import type { LoginService } from './login.service.js';
-import { SESSION_COOKIE, SESSION_TTL_MS, type LoginSessions } from './sessions.js';
-import type { FindUser } from './token/signin-user.js';
+import type { LoginService } from '../../modules/identity/login.service.js';
+import { SESSION_COOKIE, SESSION_TTL_MS, type LoginSessions } from '../../modules/identity/sessions.js';
+import type { FindUser } from '../../modules/identity/token/signin-user.js';
 
 export interface SignInPageDeps {
   /** The path of PUBLIC_URL ("" at the root), so links work behind a proxy that mounts us deeper. */

@@ -5,14 +5,14 @@ import { AppError } from '../../http/errors.js';
 import { sendError, toAppError } from '../../http/error-handler.js';
 import { StringEnum } from '../../http/schemas.js';
 import { NO_EVENTS, type TypedApp } from '../../http/typed-app.js';
-import type { TokensService } from '../tokens/tokens.service.js';
-import type { AvatarsService } from './avatars.service.js';
-import { discoveryDocument, discoveryPaths } from './discovery.js';
-import { oauthCodeOf, oauthError } from './oauth-errors.js';
-import type { RsaSigningKey } from './signing-keys.js';
-import type { TokenService } from './token/token.service.js';
-import type { FindUser } from './token/signin-user.js';
-import { bearerChallenge, presentUserinfo, requireUserinfoUser } from './userinfo.js';
+import type { TokensService } from '../../modules/tokens/tokens.service.js';
+import type { AvatarsService } from '../../modules/identity/avatars.service.js';
+import { discoveryDocument, discoveryPaths } from '../../modules/identity/discovery.js';
+import { oauthCodeOf, oauthError } from '../../modules/identity/oauth-errors.js';
+import type { RsaSigningKey } from '../../modules/identity/signing-keys.js';
+import type { TokenService } from '../../modules/identity/token/token.service.js';
+import type { FindUser } from '../../modules/identity/token/signin-user.js';
+import { bearerChallenge, presentUserinfo, requireUserinfoUser } from '../../modules/identity/userinfo.js';
 
 const tag = { tags: ['sign-in'] };
 

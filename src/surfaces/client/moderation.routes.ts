@@ -4,11 +4,11 @@ import { principalOf } from '../../http/auth.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { ChannelIdParams, Id, IdList } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { presentChannel } from '../channels/channels.present.js';
-import { type ChannelsService, MAX_MUTE_PERIOD_MS } from '../channels/channels.service.js';
-import type { Permission } from '../roles/permissions.js';
-import type { PermissionsService } from '../roles/permissions.service.js';
-import type { UsersService } from '../users/users.service.js';
+import { presentChannel } from '../../modules/channels/channels.present.js';
+import { type ChannelsService, MAX_MUTE_PERIOD_MS } from '../../modules/channels/channels.service.js';
+import type { Permission } from '../../modules/roles/permissions.js';
+import type { PermissionsService } from '../../modules/roles/permissions.service.js';
+import type { UsersService } from '../../modules/users/users.service.js';
 
 const tag = { tags: ['client moderation'] };
 const UserIds = Type.Object({ userIds: IdList('Users to act on', 1) });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { bearerTokenOf, type EndUserAuthenticator } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import type { RealtimeGateway } from './realtime.gateway.js';
+import type { RealtimeGateway } from '../../modules/realtime/realtime.gateway.js';
 
 /**
  * GET /client/v1/stream upgrades to a WebSocket. The token comes in `?token=` (browsers cannot set

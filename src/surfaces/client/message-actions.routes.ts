@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { principalOf } from '../../http/auth.js';
 import { Id } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import type { MessageFlagsService } from '../reactions/message-flags.service.js';
-import { ReactionName } from '../reactions/reactions.routes.js';
-import type { ReactionsService } from '../reactions/reactions.service.js';
+import type { MessageFlagsService } from '../../modules/reactions/message-flags.service.js';
+import { ReactionName } from '../admin/reactions.routes.js';
+import type { ReactionsService } from '../../modules/reactions/reactions.service.js';
 
 const tag = { tags: ['client reactions and flags'] };
 const MessageParams = Type.Object({ messageId: Id('The message id') });

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { Id, IdList } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { presentBlacklistRule, presentWhitelistRule } from './rules.present.js';
-import { MAX_RULE_LENGTH, type RulesService } from './rules.service.js';
-import type { RuleKind, RuleRow } from './rules.store.js';
+import { presentBlacklistRule, presentWhitelistRule } from '../../modules/moderation/rules.present.js';
+import { MAX_RULE_LENGTH, type RulesService } from '../../modules/moderation/rules.service.js';
+import type { RuleKind, RuleRow } from '../../modules/moderation/rules.store.js';
 
 const RuleIdParams = Type.Object({ ruleId: Id('The rule to change') });
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }));

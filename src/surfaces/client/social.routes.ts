@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { principalOf } from '../../http/auth.js';
 import { Id } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { presentComment, presentCommunity, presentPost } from './social.present.js';
-import { MAX_POST_TEXT_LENGTH, type SocialService } from './social.service.js';
+import { presentComment, presentCommunity, presentPost } from '../../modules/social/social.present.js';
+import { MAX_POST_TEXT_LENGTH, type SocialService } from '../../modules/social/social.service.js';
 
 const tag = { tags: ['client: communities and posts'] };
 const Text = Type.String({ minLength: 1, maxLength: MAX_POST_TEXT_LENGTH });

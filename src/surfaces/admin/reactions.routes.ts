@@ -3,9 +3,9 @@ import { principalOf } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
 import { Id } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { presentUser } from '../users/users.present.js';
-import { presentReactor, REFERENCE_TYPE } from './reactions.present.js';
-import { DEFAULT_MOST_REACTED_LIMIT, type ReactionsService } from './reactions.service.js';
+import { presentUser } from '../../modules/users/users.present.js';
+import { presentReactor, REFERENCE_TYPE } from '../../modules/reactions/reactions.present.js';
+import { DEFAULT_MOST_REACTED_LIMIT, type ReactionsService } from '../../modules/reactions/reactions.service.js';
 
 const tag = { tags: ['reactions'] };
 

@@ -3,12 +3,12 @@ import type { FastifyReply } from 'fastify';
 import { principalOf } from '../../http/auth.js';
 import { Id, StringEnum, Tags } from '../../http/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { contentDispositionOf } from './files.js';
-import type { MediaService, OpenedBlob } from './media.service.js';
-import { IMAGE_SIZES } from './messages.present.js';
+import { contentDispositionOf } from '../../modules/messages/files.js';
+import type { MediaService, OpenedBlob } from '../../modules/messages/media.service.js';
+import { IMAGE_SIZES } from '../../modules/messages/messages.present.js';
 import { MessageIdParams, messagesAnswer } from './messages.routes.js';
-import { MAX_TEXT_LENGTH } from './messages.service.js';
-import { readMultipartBody, uploadOf } from './multipart.js';
+import { MAX_TEXT_LENGTH } from '../../modules/messages/messages.service.js';
+import { readMultipartBody, uploadOf } from '../../modules/messages/multipart.js';
 
 const tag = { tags: ['messages'] };
 const consumes = ['multipart/form-data'];
