@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { onInterrupt } from './interrupt.js';
 
 /** One row of the printed benchmark table. */
 export interface BenchRow {
@@ -24,35 +25,63 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+/** This tree's root: the current code, and the directory the bench's own scripts are resolved from. */
+export const ROOT = path.resolve(import.meta.dirname, '..');
 
-/** Starts Parley in a child process (its own core), on a fresh SQLite data dir unless env says otherwise. */
-export async function startParley(env: Record<string, string> = {}): Promise<RunningServer> {
+/**
+ * Starts Parley in a child process (its own core), on a fresh SQLite data dir unless env says otherwise.
+ * `root`: the tree whose src/main.ts runs (a worktree of another commit, with this tree's
+ * node_modules linked in); this tree by default.
+ */
+export async function startParley(env: Record<string, string> = {}, options: { root?: string } = {}): Promise<RunningServer> {
+  const root = options.root ?? ROOT;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   const adminToken = randomBytes(32).toString('hex');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+    cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARLEY_ADMIN_TOKEN: adminToken, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await waitForAddress(child);
-  return {
-    url,
-    adminToken,
-    dataDir,
-    pid: child.pid ?? 0,
-    stop: async () => {
+  let serving = false;
+  // Its requests then fail as connection errors; this says why.
+  child.on('exit', (code, signal) => {
+    if (serving) process.stderr.write(`bench: the server of ${root} exited (${code ?? signal}) while being measured\n`);
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      serving = false;
       await stopChild(child);
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+      await fs.promises.rm(dataDir, { recursive: true, force: true });
+      forget();
+    })());
+  const forget = onInterrupt(() => {
+    serving = false;
+    child.kill('SIGKILL');
+    return stop();
+  });
+  const url = await waitForAddress(child).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  serving = true;
+  return { url, adminToken, dataDir, pid: child.pid ?? 0, stop };
 }
 
 /** Starts a node script that prints `listening <url>` on stdout (baselines). */
 export async function startScript(script: string, env: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await waitForAddress(child);
-  return { url, stop: () => stopChild(child) };
+  const stop = async () => {
+    await stopChild(child);
+    forget();
+  };
+  // SIGTERM, as when stopped normally: a baseline removes its own temp files then.
+  const forget = onInterrupt(stop);
+  const url = await waitForAddress(child).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return { url, stop };
 }
 
 function waitForAddress(child: ChildProcess): Promise<string> {
@@ -76,7 +105,7 @@ function waitForAddress(child: ChildProcess): Promise<string> {
 
 function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.on('exit', () => resolve());
     child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 5000).unref();
@@ -93,10 +122,9 @@ export interface LoadOptions {
   durationSeconds?: number;
 }
 
-/** Drives load with autocannon; bounded in time. */
-export async function measure(name: string, options: LoadOptions): Promise<BenchRow> {
+function cannonOptions(options: LoadOptions): autocannon.Options {
   const makeBody = options.body;
-  const result = await autocannon({
+  return {
     url: options.url,
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
@@ -107,7 +135,12 @@ export async function measure(name: string, options: LoadOptions): Promise<Bench
       : makeBody !== undefined
         ? { body: makeBody }
         : {}),
-  });
+  };
+}
+
+/** Drives load with autocannon; bounded in time. */
+export async function measure(name: string, options: LoadOptions): Promise<BenchRow> {
+  const result = await autocannon(cannonOptions(options));
   const errors = result.non2xx + result.errors;
   return {
     name,
@@ -116,6 +149,37 @@ export async function measure(name: string, options: LoadOptions): Promise<Bench
     p99Ms: result.latency.p99,
     ...(errors > 0 ? { note: `${errors} non-2xx/errors` } : {}),
   };
+}
+
+/** One load run's raw figures, so that several runs can be pooled (a p99 over all their requests). */
+export interface LoadSample {
+  /** Responses of any status. */
+  responses: number;
+  /** Non-2xx responses plus connection errors and timeouts. */
+  failures: number;
+  seconds: number;
+  latenciesMs: number[];
+}
+
+/** Like `measure`, but keeps every response's latency instead of autocannon's summary. */
+export function sampleLoad(options: LoadOptions): Promise<LoadSample> {
+  const latenciesMs: number[] = [];
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(cannonOptions(options), (error: unknown, result) => {
+      if (error) return reject(error instanceof Error ? error : new Error(String(error)));
+      resolve({ responses: latenciesMs.length, failures: result.non2xx + result.errors, seconds: result.duration, latenciesMs });
+    });
+    instance.on('response', (_client, _status, _bytes, responseTimeMs) => {
+      latenciesMs.push(responseTimeMs);
+    });
+  });
+}
+
+/** The nearest-rank percentile (`fraction` 0.99 for p99) of unsorted values; 0 when there are none. */
+export function percentile(values: readonly number[], fraction: number): number {
+  if (values.length === 0) return 0;
+  const sorted = Float64Array.from(values).sort();
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? 0;
 }
 
 /** Averages rounds of one server into one row (p50/p99: the mean of the rounds'). */

@@ -11,6 +11,8 @@ import { realtimeSuite } from './suites/realtime.js';
  * `npm run bench [suite ...]`: runs the named suites, or all, and prints a table per suite.
  * Benchmarks are not tests: nothing here asserts; read the figures with the machine's noise in mind.
  * BENCH_SECONDS shortens every load phase (default 10).
+ * BENCH_COMPARE_REF=<git ref> makes the messages suite measure the current tree against that commit
+ * instead (rounds alternating between the two servers; BENCH_ROUNDS rounds, default 4).
  */
 const suites: BenchSuite[] = [channelsSuite, messagesSuite, identitySuite, moderationSuite, reactionsSuite, traySuite, realtimeSuite];
 

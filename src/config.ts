@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { invalidAllowedHostEntries } from './modules/webhooks/webhook-targets.js';
 
@@ -156,10 +157,53 @@ function readWholeNumber(env: Env, name: string, fallback: number, min: number, 
   return value;
 }
 
+/** The stat of `file`, or null when nothing is there (ENOTDIR: a parent on the way is a file). */
+function statOrNull(file: string): fs.Stats | null {
+  try {
+    return fs.statSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+/** The nearest part of `dir` that exists: itself, else its parent, and so on up to the root. */
+function nearestExisting(dir: string): { path: string; stat: fs.Stats | null } {
+  let current = dir;
+  let stat = statOrNull(current);
+  while (stat === null && path.dirname(current) !== current) {
+    current = path.dirname(current);
+    stat = statOrNull(current);
+  }
+  return { path: current, stat };
+}
+
+/**
+ * DATA_DIR is created at start-up when missing; a path that is (or runs through) a file would fail
+ * there with a bare EEXIST / ENOTDIR from mkdir, so it is refused here with what to change.
+ */
+function checkDataDir(dataDir: string): void {
+  const existing = nearestExisting(dataDir);
+  if (existing.stat === null || existing.stat.isDirectory()) return;
+  if (existing.path === dataDir) throw new ConfigError(`DATA_DIR ${dataDir} is a file, not a directory: point DATA_DIR at a directory (it is created if missing).`);
+  throw new ConfigError(`DATA_DIR ${dataDir} cannot be created because ${existing.path} is a file: point DATA_DIR at a directory.`);
+}
+
+/**
+ * Whether failures print their stack trace: PARLEY_DEBUG=1, or LOG_LEVEL debug or trace. Read apart
+ * from loadConfig, because a configuration that does not load must still be reported.
+ */
+export function wantsStackTraces(env: Env = process.env): boolean {
+  const level = (env.LOG_LEVEL ?? '').toLowerCase();
+  return env.PARLEY_DEBUG === '1' || env.PARLEY_DEBUG?.toLowerCase() === 'true' || level === 'debug' || level === 'trace';
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = readPort(env);
   const host = env.HOST && env.HOST !== '' ? env.HOST : '127.0.0.1';
   const dataDir = path.resolve(env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data');
+  checkDataDir(dataDir);
   const publicUrl = readUrl(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   // The issuer exactly as configured: relying parties compare `iss` with it character for character.
   const oidcIssuer = readUrl(env, 'OIDC_ISSUER', ['http:', 'https:'], true) ?? publicUrl;

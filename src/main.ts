@@ -1,26 +1,53 @@
 import { buildApp } from './app.js';
-import { ConfigError, type Config, loadConfig } from './config.js';
+import { OperatorError } from './cli/errors.js';
+import { formatFailure } from './cli/failure.js';
+import { type Config, loadConfig } from './config.js';
+import type { TypedApp } from './http/typed-app.js';
+
+/** The listen error of a taken, forbidden or foreign address, said with what to change. */
+function describeListenFailure(error: unknown, config: Config): unknown {
+  const code = (error as { code?: unknown }).code;
+  const { port, host } = config;
+  if (code === 'EADDRINUSE') return new OperatorError(`port ${port} on ${host} is in use (another Parley?): stop it or set PORT`);
+  if (code === 'EACCES') return new OperatorError(`port ${port} on ${host} needs privileges this user does not have: set PORT to 1024 or above`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new OperatorError(`HOST ${host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all`);
+  return error;
+}
+
+/** Listens, or closes the app (its database and background work) and explains why it could not. */
+async function listen(app: TypedApp, config: Config): Promise<string> {
+  try {
+    return await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw describeListenFailure(error, config);
+  }
+}
+
+function banner(config: Config, address: string): string {
+  const base = config.publicUrl.startsWith(`http://${config.host}:${config.port}`) ? address : config.publicUrl;
+  const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
+  return [
+    `Parley is serving on ${address} (${database})`,
+    `  admin API      ${base}/api/v2`,
+    `  client API     ${base}/client/v1 (stream: ${base.replace(/^http/, 'ws')}/client/v1/stream)`,
+    `  bot API        ${base}/bot/v1`,
+    `  sign-in        ${config.oidcIssuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+    `  tray           ${base}/notifications/history${config.trayEnabled ? '' : ' (off: set PARLEY_TRAY_ENABLED=1)'}`,
+    `  API reference  ${base}/docs`,
+    `  health         ${base}/healthz, metrics ${base}/metrics`,
+    config.adminToken
+      ? '  admin token    PARLEY_ADMIN_TOKEN is accepted (only while the variable is set)'
+      : '  admin token    PARLEY_ADMIN_TOKEN is not set; named tokens: `npm run parley -- admin-token create --name me`',
+    '',
+  ].join('\n');
+}
 
 /** Start-up: config -> app -> listen, and a graceful stop on SIGTERM / SIGINT. */
 export async function serve(config: Config): Promise<void> {
   const { app } = await buildApp(config);
-  const address = await app.listen({ port: config.port, host: config.host });
-  const base = config.publicUrl.startsWith(`http://${config.host}:${config.port}`) ? address : config.publicUrl;
-  const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
-  process.stdout.write(
-    [
-      `Parley is serving on ${address} (${database})`,
-      `  admin API      ${base}/api/v2`,
-      `  client API     ${base}/client/v1 (stream: ${base.replace(/^http/, 'ws')}/client/v1/stream)`,
-      `  bot API        ${base}/bot/v1`,
-      `  sign-in        ${config.oidcIssuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
-      `  tray           ${base}/notifications/history${config.trayEnabled ? '' : ' (off: set PARLEY_TRAY_ENABLED=1)'}`,
-      `  API reference  ${base}/docs`,
-      `  health         ${base}/healthz, metrics ${base}/metrics`,
-      config.adminToken ? '  admin token    PARLEY_ADMIN_TOKEN is accepted' : '  admin token    none yet: `npm run parley -- admin-token create --name me`',
-      '',
-    ].join('\n'),
-  );
+  const address = await listen(app, config);
+  process.stdout.write(banner(config, address));
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
@@ -35,24 +62,13 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Parley cannot start: ${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-  await serve(config);
-}
-
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (invokedDirectly) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`Parley failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
+  // loadConfig runs inside, so a bad variable is reported like any other failure to start.
+  Promise.resolve()
+    .then(() => serve(loadConfig()))
+    .catch((error: unknown) => {
+      process.stderr.write(formatFailure(error));
+      process.exit(1);
+    });
 }

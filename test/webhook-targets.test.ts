@@ -70,10 +70,10 @@ describe('registering a bot webhook', () => {
     for (const webhookUrl of INTERNAL_URLS) {
       const response = await admin.call('POST', '/api/v2/bots', { displayName: 'Probe', webhookUrl });
       expect(response.statusCode, webhookUrl).toBe(422);
-      const body = response.json<{ code: number; message: string; data: { detail: Array<{ field: string; message: string }> } }>();
+      const body = response.json<{ code: number; message: string; data: { fields: Array<{ field: string; message: string }> } }>();
       expect(body.code).toBe(500000);
       expect(body.message).toMatch(/internal address/);
-      expect(body.data.detail[0]?.field).toBe('body.webhookUrl');
+      expect(body.data.fields[0]?.field).toBe('body.webhookUrl');
     }
     const bots = await strict.storage.db.selectFrom('bots').select('user_id').execute();
     expect(bots).toEqual([]);

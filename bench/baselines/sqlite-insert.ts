@@ -47,10 +47,12 @@ server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   if (address && typeof address === 'object') process.stdout.write(`listening http://127.0.0.1:${address.port}\n`);
 });
-process.on('SIGTERM', () =>
+// SIGINT too: Ctrl-C on `npm run bench` reaches every process of the group, this one included.
+const shutDown = () =>
   server.close(() => {
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
     process.exit(0);
-  }),
-);
+  });
+process.on('SIGTERM', shutDown);
+process.on('SIGINT', shutDown);

@@ -5,9 +5,9 @@ import autocannon from 'autocannon';
 import { type BenchRow, type BenchSuite, alternateRounds, type LoadOptions, measure, printTable, ratio, startParley, startScript } from '../lib.js';
 
 /**
- * Issue 5: the token endpoint. client_credentials grants per second next to panva's oidc-provider
- * (in-memory, one client_credentials client), and authorization_code exchanges, each code
- * single-use. Parley persists every token (SQLite in the bench's DATA_DIR).
+ * The token endpoint, next to a widely used OpenID provider: client_credentials grants per second
+ * beside panva's oidc-provider (in-memory, one client_credentials client), and authorization_code
+ * exchanges, each code single-use. Parley persists every token (SQLite in the bench's DATA_DIR).
  *
  * Fairness: each server is one Node process pinned to CPU 0 while it runs; the load generator is
  * pinned to CPU 1 (taskset), so "one core" means the same core for both. Both are single-threaded.
@@ -44,7 +44,7 @@ async function call(url: string, init: RequestInit): Promise<Response> {
   return response;
 }
 
-/** A person, a client and a login session on the running server; then `count` fresh codes. */
+/** A person, a client and a signed-in browser cookie on the running server; then `count` fresh codes. */
 async function mintCodes(base: string, adminToken: string, count: number) {
   const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
   const userId = `bench-${randomBytes(4).toString('hex')}`;

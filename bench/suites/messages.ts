@@ -3,19 +3,24 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { alternateRounds, type BenchRow, type BenchSuite, type LoadOptions, measure, printTable, ratio, type RunningServer, startParley, startScript } from '../lib.js';
+import { compareMessagesWithRef } from './messages-compare.js';
+import { createChannel, createLoad, pageLoad, TEXT_BODY } from './message-requests.js';
 
 /**
- * Issue 3: message create against a naive baseline (node:http + one autocommit better-sqlite3
- * INSERT, run in the same `npm run bench`), and the page query in a channel of 100 messages next to
- * one of 1,000,000 (seeded with a direct bulk insert, not through HTTP). SQLite always; PostgreSQL
- * too when the local server answers (a fresh database, dropped afterwards).
+ * The message create's cost over a naive baseline (node:http + one autocommit better-sqlite3
+ * INSERT, run in the same `npm run bench`): how much the validation, auth, outbox and counters add
+ * to a bare insert. And the page query in a channel of 100 messages next to one of 1,000,000 (seeded
+ * with a direct bulk insert, not through HTTP): a page must cost the same whatever the channel's
+ * size. SQLite always; PostgreSQL too when the local server answers (a fresh database, dropped
+ * afterwards).
+ *
+ * BENCH_COMPARE_REF=<git ref>: instead, the current tree against that commit (messages-compare.ts).
  */
 const PG_SERVER = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const BIG = 1_000_000;
 /** Rounds of BENCH_SECONDS / 2 per side in the alternating comparisons (create vs baseline on SQLite, page sizes). */
 const ALTERNATING_ROUNDS = 4;
 const SMALL = 100;
-const TEXT_BODY = (channelId: string) => JSON.stringify({ channelId, type: 'text', data: { text: 'Hello from the bench, a message of ordinary length.' } });
 
 interface Seeder {
   seed(channelId: string, count: number): Promise<void>;
@@ -73,15 +78,6 @@ function postgresSeeder(databaseUrl: string): Seeder {
   };
 }
 
-async function createChannel(server: RunningServer, channelId: string): Promise<void> {
-  const response = await fetch(`${server.url}/api/v2/channel`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ channelId, type: 'standard' }),
-  });
-  if (!response.ok) throw new Error(`channel ${channelId}: ${response.status} ${await response.text()}`);
-}
-
 /**
  * The machine is shared and its background load drifts, so the baseline is measured right before and
  * right after the create, and the ratio is taken to their mean.
@@ -94,22 +90,22 @@ async function measureParley(
   naive: { load: LoadOptions; alternate: boolean },
 ): Promise<BenchRow[]> {
   const measureBaseline = (name: string) => measure(name, naive.load);
-  const headers = { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' };
   for (const channelId of ['bench', 'small', 'big']) await createChannel(server, channelId);
+  const create = createLoad(server, 'bench');
   // Warm-up: JIT, statement caches, pools.
-  await measure('warm-up', { url: `${server.url}/api/v2/message`, method: 'POST', headers, body: TEXT_BODY('bench'), durationSeconds: 2 });
+  await measure('warm-up', { ...create, durationSeconds: 2 });
   const before = await measureBaseline(`baseline, just before ${label}`);
-  const create = await measure(`${label}: POST /api/v2/message (text, admin token)`, { url: `${server.url}/api/v2/message`, method: 'POST', headers, body: TEXT_BODY('bench') });
+  const createRow = await measure(`${label}: POST /api/v2/message (text, admin token)`, create);
   const after = await measureBaseline(`baseline, just after ${label}`);
   const baseline: BenchRow = { name: 'mean', requestsPerSecond: (before.requestsPerSecond + after.requestsPerSecond) / 2, p50Ms: 0, p99Ms: 0 };
-  create.note = [`ratio to baseline (mean of the two around it) ${ratio(create, baseline)}`, create.note].filter(Boolean).join('; ');
+  createRow.note = [`ratio to baseline (mean of the two around it) ${ratio(createRow, baseline)}`, createRow.note].filter(Boolean).join('; ');
   const alternating: BenchRow[] = [];
   if (naive.alternate) {
     // The same comparison in alternating rounds of half the duration: on a shared machine whose speed
     // drifts by tens of percent within a minute, the three runs above can land in different phases.
     const [baselineRounds, createRounds] = await alternateRounds(
       { name: 'baseline, alternating rounds', load: naive.load },
-      { name: `${label}: POST /api/v2/message, alternating rounds`, load: { url: `${server.url}/api/v2/message`, method: 'POST', headers, body: TEXT_BODY('bench') } },
+      { name: `${label}: POST /api/v2/message, alternating rounds`, load: create },
       ALTERNATING_ROUNDS,
     );
     createRounds.note = [`ratio ${ratio(createRounds, baselineRounds)}`, createRounds.note].filter(Boolean).join('; ');
@@ -120,18 +116,17 @@ async function measureParley(
   await seeder.seed('small', SMALL);
   await seeder.seed('big', BIG);
   process.stdout.write(`${label}: seeded ${SMALL} + ${BIG.toLocaleString('en')} messages in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  const page = (channelId: string, options: Record<string, number>) => JSON.stringify({ channelId, options });
-  // In alternating rounds, like the create: the two sizes are compared with each other, and a drift of
-  // the machine between two back-to-back runs read as a 0.7x difference once.
+  // In alternating rounds, like the create: the two sizes are compared with each other, and two
+  // back-to-back runs on this shared machine can differ by a third from its drift alone.
   const [querySmall, queryBig] = await alternateRounds(
-    { name: `${label}: POST /api/v2/messages, newest 50 of ${SMALL}`, load: { url: `${server.url}/api/v2/messages`, method: 'POST', headers, body: page('small', { last: 50 }) } },
-    { name: `${label}: POST /api/v2/messages, newest 50 of ${BIG.toLocaleString('en')}`, load: { url: `${server.url}/api/v2/messages`, method: 'POST', headers, body: page('big', { last: 50 }) } },
+    { name: `${label}: POST /api/v2/messages, newest 50 of ${SMALL}`, load: pageLoad(server, 'small', { last: 50 }) },
+    { name: `${label}: POST /api/v2/messages, newest 50 of ${BIG.toLocaleString('en')}`, load: pageLoad(server, 'big', { last: 50 }) },
     ALTERNATING_ROUNDS,
   );
-  const queryMiddle = await measure(`${label}: same, 50 before segment 500,000`, { url: `${server.url}/api/v2/messages`, method: 'POST', headers, body: page('big', { before: 500_000, last: 50 }) });
+  const queryMiddle = await measure(`${label}: same, 50 before segment 500,000`, pageLoad(server, 'big', { before: 500_000, last: 50 }));
   queryBig.note = [`${ratio(queryBig, querySmall)} x the 100-message channel's rate`, queryBig.note].filter(Boolean).join('; ');
   queryMiddle.note = [`${ratio(queryMiddle, querySmall)} x the 100-message channel's rate`, queryMiddle.note].filter(Boolean).join('; ');
-  return [before, create, after, ...alternating, querySmall, queryBig, queryMiddle];
+  return [before, createRow, after, ...alternating, querySmall, queryBig, queryMiddle];
 }
 
 async function postgresDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
@@ -191,6 +186,8 @@ async function runPostgres(baselineLoad: LoadOptions): Promise<BenchRow[]> {
 export const messagesSuite: BenchSuite = {
   name: 'messages',
   async run() {
+    const compareRef = process.env.BENCH_COMPARE_REF;
+    if (compareRef) return compareMessagesWithRef(compareRef);
     // The baseline: node:http + one autocommit INSERT (better-sqlite3, WAL, synchronous=NORMAL). It
     // stays up (idle) while Parley is measured, so it can be measured again right after.
     const naive = await startScript('bench/baselines/sqlite-insert.ts');

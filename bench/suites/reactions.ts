@@ -8,7 +8,7 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type BenchRow, type BenchSuite, measure, printTable, startParley } from '../lib.js';
 
 /**
- * Issue 4 (reactions): most-reacted answers from an index, not a scan, so it takes the same time
+ * Reactions: most-reacted answers from an index, not a scan, so it takes the same time
  * (target: within 2x) with 1,000 and with 1,000,000 messages in the database.
  *
  * Each database is filled directly through SQLite (a million messages through HTTP would take hours):

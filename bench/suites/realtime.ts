@@ -7,7 +7,8 @@ import WebSocket from 'ws';
 import { type BenchRow, type BenchSuite, printTable, type RunningServer, startParley } from '../lib.js';
 
 /**
- * Issue 6's real-time figures, and issue 8's three-instance row.
+ * Real-time delivery: how long a message takes to reach connected sockets, what idle sockets cost in
+ * memory, and delivery across instances.
  *
  * (a) Delivery latency: a bot's `POST /bot/v1/group/message` on one side, the `message.created`
  *     frame on `GET /client/v1/stream` sockets on the other, with 1,000 connected sockets (target:
@@ -18,7 +19,7 @@ import { type BenchRow, type BenchSuite, printTable, type RunningServer, startPa
  *     also reads the 1,000 sockets, so it includes the client's own parsing.
  * (b) Resident memory of the server process (VmRSS) idle, with 1,000 and with 10,000 idle sockets
  *     (target: under 500 MB at 10,000). Each socket is a distinct user in one group of up to 100.
- * (c) Issue 8, when PostgreSQL and Redis answer: three instances on one fresh database and one
+ * (c) When PostgreSQL and Redis answer: three instances on one fresh database and one
  *     Redis; the bot posts to instance 1 and the frames are read on sockets held by instance 3.
  *
  * The server runs in a child process (SQLite for (a) and (b)); sockets and requests come from here.
@@ -381,7 +382,7 @@ async function reachable(): Promise<string | null> {
   return answered ? null : `Redis at ${REDIS_URL} does not answer PING`;
 }
 
-/** Issue 8: a message created on instance 1, its frames read on instance 3 (PostgreSQL + Redis). */
+/** Across instances: a message created on instance 1, its frames read on instance 3 (PostgreSQL + Redis). */
 async function threeInstances(): Promise<void> {
   const reason = await reachable();
   if (reason) {

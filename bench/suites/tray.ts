@@ -6,7 +6,8 @@ import SQLite from 'better-sqlite3';
 import { type BenchRow, type BenchSuite, printTable, type RunningServer, startParley } from '../lib.js';
 
 /**
- * Issue 7, the notification tray (SQLite):
+ * The notification tray (SQLite): a post's cost must not grow with its community's size, and a
+ * member's history must stay fast however many records the database holds.
  * - POST /client/v1/posts in a community of 10 members next to one of 100,000 (target: at most 2x);
  * - how long until a new post in the 100,000-member community is in a member's history (target: 1 s);
  * - GET /notifications/history for users in 50 communities with 1,000,000 records in the database

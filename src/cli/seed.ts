@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { sql } from 'kysely';
+import { hashPassword } from '../modules/identity/passwords.js';
 import type { Storage } from '../storage/database.js';
 import { newObjectId } from '../storage/ids.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -17,6 +18,20 @@ export interface SeedOptions {
   messages: number;
   /** Called as rows are written, to draw progress. */
   onProgress?: (done: number, total: number) => void;
+  /** Tells this run's rows apart from earlier runs' (see demoUserId); default: made from the time. */
+  runTag?: string;
+  /** The password every demo user of this run signs in with; without it they have none. */
+  password?: string;
+}
+
+/** A tag for one seeding run: six hex digits of a fresh object id. */
+export function newRunTag(): string {
+  return newObjectId(Date.now()).slice(-6);
+}
+
+/** The id, which is also the username, of the `index`-th demo user of a run. */
+export function demoUserId(runTag: string, index: number): string {
+  return `demo-${runTag}-u${index}`;
 }
 
 const FIRST = ['Ada', 'Bea', 'Cyril', 'Dana', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lea', 'Milo', 'Nia', 'Omar', 'Pia', 'Quin', 'Rosa', 'Sami', 'Tove'];
@@ -37,8 +52,10 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
   const { db } = storage;
   await migrateToLatest(db);
   const now = Date.now();
-  const runTag = newObjectId(now).slice(-6);
-  const userIds = Array.from({ length: options.users }, (_, i) => `demo-${runTag}-u${i}`);
+  const runTag = options.runTag ?? newRunTag();
+  const userIds = Array.from({ length: options.users }, (_, i) => demoUserId(runTag, i));
+  // One hash for the whole run: scrypt per user would make a million users take hours.
+  const passwordHash = options.password === undefined ? null : await hashPassword(options.password);
   const channelIds = Array.from({ length: options.channels }, (_, i) => `demo-${runTag}-${TOPICS[i % TOPICS.length]}-${i}`);
   const total = options.users + options.channels + options.messages;
   let done = 0;
@@ -68,7 +85,7 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
               flag_count: 0,
               is_global_ban: 0,
               username: id,
-              password_hash: null,
+              password_hash: passwordHash,
               firstname: first,
               lastname: last,
               email: `${id}@example.com`,

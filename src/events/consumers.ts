@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Dialect, Executor } from '../storage/database.js';
 import { runTransaction } from '../storage/transactions.js';
-import { latestEventId, type OutboxEvent, readEventsAfter } from './outbox.js';
+import type { EventType, OutboxEvent } from './catalogue.js';
+import { latestEventId, readEventsAfter } from './outbox.js';
 import type { OutboxRelay } from './relay.js';
 
 /**
@@ -11,21 +12,37 @@ import type { OutboxRelay } from './relay.js';
  * exactly once even across crashes. On PostgreSQL the cursor row is claimed with FOR UPDATE SKIP
  * LOCKED, so with several instances one of them handles a given consumer at a time.
  */
-export type ConsumerHandler = (trx: Executor, events: OutboxEvent[]) => Promise<void>;
+export type ConsumerHandler<T extends EventType = EventType> = (trx: Executor, events: OutboxEvent<T>[]) => Promise<void>;
 
 /** How long wake-ups from the relay are gathered before a consumer runs (see register). */
 const COALESCE_MS = 25;
 
 interface Consumer {
   name: string;
+  /** Takes the events of `types` only (register keeps the two together). */
   handler: ConsumerHandler;
   /** Only these event types reach the handler; the cursor moves past the rest. */
-  types: ReadonlySet<string> | null;
+  types: ReadonlySet<EventType>;
   /**
    * What the relay handed over since the last run: every event in (after, last id], already read. When
    * the claimed cursor is `after`, the batch is taken from here instead of being read again.
    */
   seen: { after: number; events: OutboxEvent[] } | null;
+}
+
+/** The consumer's cursor, locked for this transaction; null while another instance holds it. */
+async function claim(trx: Executor, dialect: Dialect, name: string): Promise<number | null> {
+  const locking = dialect === 'postgres' ? sql` for update skip locked` : sql``;
+  const result = await sql<{ last_id: number }>`select last_id from outbox_consumers where name = ${name}${locking}`.execute(trx);
+  const row = result.rows[0];
+  return row ? Number(row.last_id) : null;
+}
+
+/** Keeps what the relay handed over while contiguous and at most a batch; otherwise the run reads from the database. */
+function keepHanded(consumer: Consumer, events: OutboxEvent[], afterId: number, batchSize: number): void {
+  const seen = consumer.seen;
+  if (seen !== null && seen.events.at(-1)?.id === afterId && seen.events.length + events.length <= batchSize) seen.events.push(...events);
+  else consumer.seen = { after: afterId, events: [...events] };
 }
 
 export function createConsumerRunner(deps: { db: Executor; dialect: Dialect; clock: Clock; relay: OutboxRelay; batchSize?: number }) {
@@ -34,19 +51,10 @@ export function createConsumerRunner(deps: { db: Executor; dialect: Dialect; clo
   const running = new Map<string, Promise<void>>();
   const rerun = new Set<string>();
 
-  async function claim(trx: Executor, name: string): Promise<number | null> {
-    const query = sql<{ last_id: number }>`select last_id from outbox_consumers where name = ${name}${
-      deps.dialect === 'postgres' ? sql` for update skip locked` : sql``
-    }`;
-    const result = await query.execute(trx);
-    const row = result.rows[0];
-    return row ? Number(row.last_id) : null;
-  }
-
   /** Handles one batch; answers whether more may be waiting. */
   async function runBatch(consumer: Consumer): Promise<boolean> {
     return runTransaction(deps.db, async (trx) => {
-      const lastId = await claim(trx, consumer.name);
+      const lastId = await claim(trx, deps.dialect, consumer.name);
       if (lastId === null) return false; // another instance holds it
       // The relay's events are complete for their range (outbox ids follow commit order, outbox.ts), so
       // when they start right at the cursor they are exactly what the read would answer, up to their end.
@@ -54,7 +62,7 @@ export function createConsumerRunner(deps: { db: Executor; dialect: Dialect; clo
       consumer.seen = null;
       const events = seen && seen.after === lastId ? seen.events.slice(0, batchSize) : await readEventsAfter(trx, lastId, batchSize);
       if (events.length === 0) return false;
-      const relevant = consumer.types ? events.filter((event) => consumer.types?.has(event.type)) : events;
+      const relevant = events.filter((event) => consumer.types.has(event.type));
       if (relevant.length > 0) await consumer.handler(trx, relevant);
       const newLast = events[events.length - 1]?.id ?? lastId;
       await trx.updateTable('outbox_consumers').set({ last_id: newLast, updated_at: deps.clock.now() }).where('name', '=', consumer.name).execute();
@@ -88,17 +96,19 @@ export function createConsumerRunner(deps: { db: Executor; dialect: Dialect; clo
 
   return {
     /**
-     * Registers a consumer. A new one starts at the current end of the outbox: it handles what
+     * Registers a consumer of the events of `applicableEvents`, which its handler receives narrowed
+     * to those types. A new consumer starts at the current end of the outbox: it handles what
      * happens from now on, not the whole history.
      */
-    async register(name: string, handler: ConsumerHandler, types?: readonly string[]): Promise<void> {
+    async register<T extends EventType>(name: string, handler: ConsumerHandler<T>, applicableEvents: readonly T[]): Promise<void> {
       const start = await latestEventId(deps.db);
       await deps.db
         .insertInto('outbox_consumers')
         .values({ name, last_id: start, updated_at: deps.clock.now() })
         .onConflict((oc) => oc.column('name').doNothing())
         .execute();
-      const consumer: Consumer = { name, handler, types: types ? new Set(types) : null, seen: null };
+      // The handler sees only the events of `applicableEvents`: runBatch filters by `types` first.
+      const consumer: Consumer = { name, handler: handler as ConsumerHandler, types: new Set<EventType>(applicableEvents), seen: null };
       consumers.push(consumer);
       // Wake-ups from the relay are gathered for COALESCE_MS: under a burst of writes the relay drains
       // after every group commit, and a consumer transaction per drain (claim, read, cursor write,
@@ -108,11 +118,7 @@ export function createConsumerRunner(deps: { db: Executor; dialect: Dialect; clo
       // busiest create load hands over (~300 events), so the run takes them as handed, with no read.
       let pending: NodeJS.Timeout | null = null;
       deps.relay.onEvents((events, afterId) => {
-        // Kept while contiguous and at most a batch; otherwise the run reads from the database.
-        const seen = consumer.seen;
-        if (seen === null) consumer.seen = { after: afterId, events: [...events] };
-        else if (seen.events.at(-1)?.id === afterId && seen.events.length + events.length <= batchSize) seen.events.push(...events);
-        else consumer.seen = { after: afterId, events: [...events] };
+        keepHanded(consumer, events, afterId, batchSize);
         if (pending) return;
         pending = setTimeout(() => {
           pending = null;

@@ -19,7 +19,7 @@ export async function startEventSystem(deps: {
   db: Executor;
   dialect: Dialect;
   clock: Clock;
-  /** The relay's safety-net poll; wake-ups normally come from pokes. */
+  /** The relay's safety-net poll; it is normally woken by the commits themselves (storage/transactions.ts). */
   pollIntervalMs?: number;
 }): Promise<EventSystem> {
   const bus = deps.redis ? createRedisBus(deps.redis) : createMemoryBus();

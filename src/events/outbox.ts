@@ -2,49 +2,14 @@ import { CompiledQuery } from 'kysely';
 import { dialectOf, type Executor } from '../storage/database.js';
 import { valuesList } from '../storage/values-list.js';
 import type { OutboxTable } from '../storage/schema.js';
+import { recordAppendedEvents } from '../storage/transactions.js';
+import type { DomainEvent, EventPayloads, EventType, OutboxEvent } from './catalogue.js';
 
-/**
- * A domain event, written to the outbox inside the transaction of the change it describes, so an
- * event exists exactly when its change committed. Consumers (real time, webhooks, the tray) read
- * the outbox after commit; see docs/architecture.md.
- */
-interface EventAddress {
-  /** e.g. `message.created`, `reaction.added`, `member.added` */
-  type: string;
-  /** The channel whose members may see it, when there is one. */
-  channelId?: string | null;
-  /** The acting user, when there is one. */
-  userId?: string | null;
-  /** The one user the event is for, when it is for one user only. */
-  recipientId?: string | null;
-}
-
-export type DomainEvent = EventAddress &
-  (
-    | {
-        /** Public JSON, already shaped by the module's presenter. */
-        data: unknown;
-      }
-    | {
-        /** The same, already serialized by the presenter (the message create path): written as is. */
-        json: string;
-      }
-  );
+export type { DomainEvent, EventType, OutboxEvent } from './catalogue.js';
 
 /** The outbox payload column of an event. */
 export function payloadOf(event: DomainEvent): string {
   return 'json' in event ? event.json : JSON.stringify(event.data ?? null);
-}
-
-/** An event as read back from the outbox. */
-export interface OutboxEvent {
-  id: number;
-  type: string;
-  channelId: string | null;
-  userId: string | null;
-  recipientId: string | null;
-  data: unknown;
-  createdAt: number;
 }
 
 /** Any number that identifies the outbox writers' advisory lock on PostgreSQL. */
@@ -65,38 +30,41 @@ const EVENT_CASTS = ['::text', '::text', '::text', '::text', '::text', '::bigint
  */
 export async function appendEvents(trx: Executor, events: readonly DomainEvent[], now: number): Promise<number[]> {
   if (events.length === 0) return [];
-  if (dialectOf(trx) === 'postgres') {
-    const parameters: unknown[] = [OUTBOX_LOCK_KEY];
-    for (const event of events) {
-      parameters.push(event.type, event.channelId ?? null, event.userId ?? null, event.recipientId ?? null, payloadOf(event), now);
-    }
-    const inserted = await trx.executeQuery<{ id: number }>(
-      CompiledQuery.raw(
-        `insert into outbox (type, channel_id, user_id, recipient_id, payload, created_at)
-         select event.type, event.channel_id, event.user_id, event.recipient_id, event.payload, event.created_at
-         from (select pg_advisory_xact_lock($1)) as outbox_lock,
-           (values ${valuesList(events.length, 6, 2, EVENT_CASTS)}) as event (type, channel_id, user_id, recipient_id, payload, created_at)
-         returning id`,
-        parameters,
-      ),
-    );
-    return ascending(inserted.rows);
-  }
-  const inserted = await trx
-    .insertInto('outbox')
-    .values(
-      events.map((event) => ({
-        type: event.type,
-        channel_id: event.channelId ?? null,
-        user_id: event.userId ?? null,
-        recipient_id: event.recipientId ?? null,
-        payload: payloadOf(event),
-        created_at: now,
-      })),
-    )
-    .returning('id')
-    .execute();
-  return ascending(inserted);
+  const rows = events.map(
+    (event): NewOutboxRow => ({
+      type: event.type,
+      channel_id: event.channelId ?? null,
+      user_id: event.userId ?? null,
+      recipient_id: event.recipientId ?? null,
+      payload: payloadOf(event),
+      created_at: now,
+    }),
+  );
+  const ids =
+    dialectOf(trx) === 'postgres' ? await insertUnderLock(trx, rows) : ascending(await trx.insertInto('outbox').values(rows).returning('id').execute());
+  // The events as a read would find them once committed: the transaction layer hands them to the
+  // relay after the commit (storage/transactions.ts), so nobody reads them back.
+  recordAppendedEvents(
+    trx,
+    rows.map((row, index) => new StoredOutboxEvent(ids[index] as number, row) as OutboxEvent),
+  );
+  return ids;
+}
+
+async function insertUnderLock(trx: Executor, rows: readonly NewOutboxRow[]): Promise<number[]> {
+  const parameters: unknown[] = [OUTBOX_LOCK_KEY];
+  for (const row of rows) parameters.push(row.type, row.channel_id, row.user_id, row.recipient_id, row.payload, row.created_at);
+  const inserted = await trx.executeQuery<{ id: number }>(
+    CompiledQuery.raw(
+      `insert into outbox (type, channel_id, user_id, recipient_id, payload, created_at)
+       select event.type, event.channel_id, event.user_id, event.recipient_id, event.payload, event.created_at
+       from (select pg_advisory_xact_lock($1)) as outbox_lock,
+         (values ${valuesList(rows.length, 6, 2, EVENT_CASTS)}) as event (type, channel_id, user_id, recipient_id, payload, created_at)
+       returning id`,
+      parameters,
+    ),
+  );
+  return ascending(inserted.rows);
 }
 
 /**
@@ -107,7 +75,8 @@ function ascending(rows: ReadonlyArray<{ id: number }>): number[] {
   return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }
 
-type OutboxRow = Omit<OutboxTable, 'id'> & { id: number };
+type NewOutboxRow = Omit<OutboxTable, 'id'>;
+type OutboxRow = NewOutboxRow & { id: number };
 
 function parsePayload(payload: string): unknown {
   try {
@@ -128,9 +97,9 @@ const UNPARSED: unique symbol = Symbol('unparsed');
  * cost about half a microsecond per event, several times per create. `data` lives on the prototype, so
  * `toJSON` puts it back for JSON.stringify; nothing spreads events.
  */
-class StoredOutboxEvent implements OutboxEvent {
+class StoredOutboxEvent {
   readonly id: number;
-  readonly type: string;
+  readonly type: EventType;
   readonly channelId: string | null;
   readonly userId: string | null;
   readonly recipientId: string | null;
@@ -138,9 +107,11 @@ class StoredOutboxEvent implements OutboxEvent {
   readonly #payload: string;
   #data: unknown = UNPARSED;
 
-  constructor(row: OutboxRow) {
-    this.id = row.id;
-    this.type = row.type;
+  constructor(id: number, row: NewOutboxRow) {
+    this.id = id;
+    // Only appendEvents and the message writer (which writes what appendEvents would) fill the
+    // outbox, and both take catalogue events only.
+    this.type = row.type as EventType;
     this.channelId = row.channel_id;
     this.userId = row.user_id;
     this.recipientId = row.recipient_id;
@@ -148,19 +119,20 @@ class StoredOutboxEvent implements OutboxEvent {
     this.#payload = row.payload;
   }
 
-  get data(): unknown {
+  get data(): EventPayloads[EventType] {
     if (this.#data === UNPARSED) this.#data = parsePayload(this.#payload);
-    return this.#data;
+    return this.#data as EventPayloads[EventType];
   }
 
-  toJSON(): OutboxEvent {
+  toJSON() {
     const { id, type, channelId, userId, recipientId, data, createdAt } = this;
     return { id, type, channelId, userId, recipientId, data, createdAt };
   }
 }
 
+/** An outbox row as the event it holds (its type tells the shape of its payload, see the class). */
 export function toOutboxEvent(row: OutboxRow): OutboxEvent {
-  return new StoredOutboxEvent(row);
+  return new StoredOutboxEvent(row.id, row) as OutboxEvent;
 }
 
 export async function readEventsAfter(db: Executor, afterId: number, limit: number): Promise<OutboxEvent[]> {
@@ -169,6 +141,9 @@ export async function readEventsAfter(db: Executor, afterId: number, limit: numb
 }
 
 export async function latestEventId(db: Executor): Promise<number> {
-  const row = await db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst();
+  const row = await db
+    .selectFrom('outbox')
+    .select((eb) => eb.fn.max('id').as('max'))
+    .executeTakeFirst();
   return Number(row?.max ?? 0);
 }

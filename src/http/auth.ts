@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal, TokenKind, TokensService } from '../modules/tokens/tokens.service.js';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, envelopeOf, type ErrorDetail } from './errors.js';
+import { AppError, envelopeOf, type ErrorDetail } from '../shared/errors.js';
 
 interface AjvIssue {
   instancePath: string;
@@ -24,12 +24,13 @@ function describe(issue: AjvIssue): string {
 }
 
 function validationError(context: string, issues: AjvIssue[]): AppError {
-  const detail: ErrorDetail[] = issues.map((issue) => ({ field: fieldOf(context, issue), message: describe(issue) }));
-  const first = detail[0];
+  // One problem per field; envelopeOf sends them as `data.fields` and as sentences in `data.detail`.
+  const fields: ErrorDetail[] = issues.map((issue) => ({ field: fieldOf(context, issue), message: describe(issue) }));
+  const first = fields[0];
   const summary = first ? `${first.field} ${first.message}.` : 'Invalid parameters.';
   // An unknown enum value is a bad request (400000); every other schema miss is a parameters error (422).
   const kind = issues.every((issue) => issue.keyword === 'enum') ? 'badRequest' : 'parameters';
-  return new AppError(kind, summary, { detail });
+  return new AppError(kind, summary, { detail: fields });
 }
 
 /** Turns anything thrown by Fastify, a plugin or our code into the catalogue's terms. */

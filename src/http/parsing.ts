@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import qs from 'qs';
-import { AppError } from './errors.js';
+import { AppError } from '../shared/errors.js';
 import { markTextBody } from './validation.js';
 
 /**

@@ -5,18 +5,11 @@ import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fasti
 /** A Fastify instance whose route schemas type the handlers' input (TypeBox). */
 export type TypedApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * false: a success need not wake the outbox relay (app.ts), because the route appends no outbox
-     * events, or because what appends them tells the relay itself (message creates).
-     */
-    pokesRelay?: boolean;
-  }
-}
+/**
+ * @deprecated No effect: the transaction layer wakes the outbox relay after every commit that
+ * appended events (storage/transactions.ts), whatever the route.
+ */
+export const NO_EVENTS = {} as const; // remove with their uses
 
-/** Route config for routes that never append outbox events (sign-in, tokens): no relay wake-up after them. */
-export const NO_EVENTS = { pokesRelay: false } as const;
-
-/** Route config for routes whose events are handed to the relay by the writer (messages.service.ts). */
-export const HANDS_EVENTS_ITSELF = { pokesRelay: false } as const;
+/** @deprecated No effect, as NO_EVENTS. */
+export const HANDS_EVENTS_ITSELF = {} as const; // remove with their uses

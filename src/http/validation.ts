@@ -5,8 +5,8 @@ import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastif
  * Schema validation with types coerced only where text is all a client can send. A form, a query
  * string and multipart carry every value as a string (API-CONVENTIONS.md section 2: "Booleans arrive
  * as true/false strings in forms and multipart"), so there `"5"` is 5 and `a` is `[a]`. JSON has types,
- * and "a known field of the wrong type is a 422": until session 9 Ajv coerced JSON bodies too, so
- * `{"data": 12345}` was stored as the text "12345" and `{"channelId": ["g"]}` was taken as "g".
+ * and "a known field of the wrong type is a 422": coercing JSON too would store `{"data": 12345}` as
+ * the text "12345" and take `{"channelId": ["g"]}` as "g".
  *
  * Each body schema is compiled twice (one Ajv instance coerces, the other does not) and the body's
  * parser tells which applies: the form and multipart readers mark what they made (`markTextBody`).

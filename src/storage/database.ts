@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { startBackgroundCheckpointer } from './checkpointer.js';
 import { searchFold } from './search-fold.js';
@@ -27,23 +27,103 @@ export interface Storage {
 // rather than strings. COUNT(*) is int8 too.
 pg.types.setTypeParser(20, (value: string) => Number(value));
 
-export function openStorage(options: { databaseUrl: string | null; dataDir: string; poolSize?: number }): Storage {
-  if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
-    // An idle client that loses its server must not crash the process.
-    pool.on('error', () => undefined);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return {
-      db,
-      dialect: 'postgres',
-      sqlite: null,
-      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-      close: () => db.destroy(),
-    };
+/**
+ * The database cannot be reached or refused the connection. The message names the address (never the
+ * password of DATABASE_URL) and what to check, on one line.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
   }
-  fs.mkdirSync(options.dataDir, { recursive: true });
-  const file = new SQLite(path.join(options.dataDir, 'parley.sqlite'));
-  file.pragma('journal_mode = WAL');
+}
+
+/**
+ * How long opening one PostgreSQL connection (TCP, TLS, authentication) may take. pg waits for ever by
+ * default, so a server behind a firewall that drops packets hung the start-up without a word.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Where DATABASE_URL points, as host:port (a socket directory for host=/path). */
+function addressOf(url: URL): string {
+  const host = url.searchParams.get('host') ?? (url.hostname === '' ? 'localhost' : url.hostname);
+  const port = url.searchParams.get('port') ?? (url.port === '' ? '5432' : url.port);
+  return host.startsWith('/') ? `${host}/.s.PGSQL.${port}` : `${host}:${port}`;
+}
+
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOENT: 'no such socket',
+};
+
+/** The one-line message for a failed PostgreSQL connection; `code` is pg's SQLSTATE or Node's errno. */
+export function describeConnectFailure(error: unknown, databaseUrl: string): DatabaseUnavailableError {
+  const url = new URL(databaseUrl);
+  const address = addressOf(url);
+  const code = (error as { code?: unknown }).code;
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const role = /role "([^"]+)"/.exec(reason)?.[1] ?? (decodeURIComponent(url.username) || 'the default role');
+  const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || role;
+  const say = (message: string) => new DatabaseUnavailableError(message, { cause: error });
+  if (typeof code === 'string' && UNREACHABLE[code]) return say(`cannot reach PostgreSQL at ${address} (${UNREACHABLE[code]}): is it running? check DATABASE_URL`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return say(`cannot reach PostgreSQL at ${address} (the name does not resolve): check the host in DATABASE_URL`);
+  if (/timeout/i.test(reason)) return say(`cannot reach PostgreSQL at ${address} (no answer within ${CONNECT_TIMEOUT_MS / 1000} s): is it running, and can this machine reach it? check DATABASE_URL and firewalls`);
+  if (code === '28000' && /does not exist/.test(reason)) return say(`PostgreSQL refused role '${role}': it does not exist on ${address}; create it or fix the user in DATABASE_URL`);
+  if (code === '28P01') return say(`PostgreSQL refused the password of role '${role}' at ${address}: fix the password in DATABASE_URL`);
+  if (code === '28000') return say(`PostgreSQL at ${address} refused the connection (${reason}): allow this client in pg_hba.conf or fix DATABASE_URL`);
+  if (code === '3D000') return say(`PostgreSQL at ${address} has no database '${database}': create it (createdb ${database}) or fix the database name in DATABASE_URL`);
+  if (code === '57P03') return say(`PostgreSQL at ${address} is starting up or shutting down: try again in a moment`);
+  if (code === '53300') return say(`PostgreSQL at ${address} has no free connection slot: raise its max_connections or run fewer instances`);
+  return say(`cannot connect to PostgreSQL at ${address} (${reason}): check DATABASE_URL`);
+}
+
+function openPostgres(databaseUrl: string, poolSize: number): Storage {
+  class TimedClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    }
+  }
+  // The timeout is the client's, not the pool's: a pool timeout would also fail requests that merely
+  // wait for a busy pool.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, Client: TimedClient });
+  // An idle client that loses its server must not crash the process.
+  pool.on('error', () => undefined);
+  const connecting: PostgresPool = {
+    connect: () => pool.connect().catch((error: unknown) => Promise.reject(describeConnectFailure(error, databaseUrl))),
+    end: () => pool.end(),
+  };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: connecting }) });
+  return {
+    db,
+    dialect: 'postgres',
+    sqlite: null,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
+}
+
+/** Opens DATA_DIR/parley.sqlite; a directory it cannot write or a file that is no database is said plainly. */
+function openSqliteFile(dataDir: string): SQLite.Database {
+  const file = path.join(dataDir, 'parley.sqlite');
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const database = new SQLite(file);
+    database.pragma('journal_mode = WAL');
+    return database;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const reason = error instanceof Error ? error.message : String(error);
+    if (code === 'SQLITE_NOTADB') throw new DatabaseUnavailableError(`${file} is not a SQLite database: move it away or point DATA_DIR at another directory`, { cause: error });
+    throw new DatabaseUnavailableError(`cannot open the SQLite database ${file} (${reason}): check that this user may write DATA_DIR`, { cause: error });
+  }
+}
+
+export function openStorage(options: { databaseUrl: string | null; dataDir: string; poolSize?: number }): Storage {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  const file = openSqliteFile(options.dataDir);
   file.pragma('synchronous = NORMAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');

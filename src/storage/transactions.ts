@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import type { OutboxEvent } from '../events/catalogue.js';
 import type { Executor } from './database.js';
 import type { Database } from './schema.js';
 
@@ -27,15 +28,76 @@ export function isUniqueViolation(error: unknown): boolean {
   return codeOf(error) === '23505' || (typeof message === 'string' && message.includes('UNIQUE constraint failed'));
 }
 
+/** Told once per commit that appended outbox events, with those events as committed (ids ascending). */
+export type EventsCommittedListener = (events: readonly OutboxEvent[]) => void;
+
+/**
+ * The commit listeners of each database (the outbox relay of each app built on it), and the events
+ * each open transaction appended so far. Keyed by the Kysely objects, so apps built side by side in
+ * one process (tests, peers) never hear each other's commits.
+ */
+const listenersOf = new WeakMap<Executor, Set<EventsCommittedListener>>();
+const appendedIn = new WeakMap<Executor, OutboxEvent[]>();
+
+/** Registers a listener for the commits on `db` that append events; answers its removal. */
+export function onEventsCommitted(db: Executor, listener: EventsCommittedListener): () => void {
+  let listeners = listenersOf.get(db);
+  if (!listeners) {
+    listeners = new Set();
+    listenersOf.set(db, listeners);
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/**
+ * Tells the listeners of `db` about events that are committed: after runTransaction's commit, after
+ * an append outside a transaction, and from writers that commit on the raw SQLite connection.
+ */
+export function announceCommittedEvents(db: Executor, events: readonly OutboxEvent[]): void {
+  if (events.length === 0) return;
+  for (const listener of listenersOf.get(db) ?? []) {
+    try {
+      listener(events);
+    } catch {
+      // A listener's trouble must not fail a write that committed; the relay's poll is the net.
+    }
+  }
+}
+
+/**
+ * appendEvents' note of what it wrote. In a transaction the events wait for its commit (runTransaction
+ * announces them, a rollback drops them); outside one, the insert has committed already. A transaction
+ * not run by runTransaction announces nothing: its events are found by the relay's poll.
+ */
+export function recordAppendedEvents(executor: Executor, events: readonly OutboxEvent[]): void {
+  if (!executor.isTransaction) {
+    announceCommittedEvents(executor, events);
+    return;
+  }
+  const appended = appendedIn.get(executor);
+  if (appended) appended.push(...events);
+  else appendedIn.set(executor, [...events]);
+}
+
 /**
  * `db.transaction().execute(work)`, run again when PostgreSQL aborted it as a deadlock victim or a
  * serialization failure, after a short random pause so the two do not meet again in step. `work` must
  * touch nothing but the transaction (or only what is safe to redo), since it may run more than once.
+ * Once it commits, the events it appended are announced to the commit listeners of `db` (the relay).
  */
 export async function runTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
+    // What this attempt appended, taken when work ends; announced only once the commit succeeded.
+    const appended: { events?: OutboxEvent[] | undefined } = {};
     try {
-      return await db.transaction().execute(work);
+      const result = await db.transaction().execute(async (trx) => {
+        const value = await work(trx);
+        appended.events = appendedIn.get(trx);
+        return value;
+      });
+      if (appended.events) announceCommittedEvents(db, appended.events);
+      return result;
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isRetryableConflict(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));

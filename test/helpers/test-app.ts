@@ -6,6 +6,7 @@ import pg from 'pg';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { openStorage } from '../../src/storage/database.js';
+import { installResponseValidation, type ResponseValidation } from './response-validation.js';
 
 export type TestDatabase = 'sqlite' | 'postgres';
 
@@ -16,6 +17,8 @@ export interface TestApp extends BuiltApp {
   /** Another instance on the same database (PostgreSQL only), as in a scale-out deployment. */
   startPeer(env?: Record<string, string>, options?: Omit<Parameters<typeof buildApp>[1], 'storage'>): Promise<BuiltApp>;
   adminToken: string;
+  /** The answers checked against their routes' declared response schemas; null unless asked for. */
+  responses: ResponseValidation | null;
   /** An id no other test in this run uses. */
   uniqueId(prefix: string): string;
   close(): Promise<void>;
@@ -41,12 +44,21 @@ async function createPostgresDatabase(): Promise<{ url: string; drop: () => Prom
   };
 }
 
+export interface TestAppOptions extends Omit<NonNullable<Parameters<typeof buildApp>[1]>, 'storage'> {
+  /**
+   * Hold every answer to its route's declared response schema (helpers/response-validation.ts); a
+   * mismatch fails the test that caused it. Also on for every app when PARLEY_TEST_VALIDATE_RESPONSES=1.
+   */
+  validateResponses?: boolean;
+}
+
 /** Builds an app on a fresh database of the given kind, with an admin token ready to use. */
 export async function startTestApp(
   database: TestDatabase,
   env: Record<string, string> = {},
-  options: Omit<Parameters<typeof buildApp>[1], 'storage'> = {},
+  testOptions: TestAppOptions = {},
 ): Promise<TestApp> {
+  const { validateResponses = process.env.PARLEY_TEST_VALIDATE_RESPONSES === '1', ...options } = testOptions;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-test-'));
   const pgDatabase = database === 'postgres' ? await createPostgresDatabase() : null;
   const adminToken = randomBytes(32).toString('hex');
@@ -59,18 +71,22 @@ export async function startTestApp(
   });
   const storage = openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 20 });
   const built = await buildApp(config, { ...options, storage });
+  const responses = validateResponses ? installResponseValidation(built.app) : null;
   await built.app.ready();
   let counter = 0;
   const peers: BuiltApp[] = [];
+  const peerValidations: ResponseValidation[] = [];
   const runTag = randomBytes(3).toString('hex');
   return {
     ...built,
     adminToken,
+    responses,
     uniqueId: (prefix: string) => `${prefix}-${runTag}-${++counter}`,
     startPeer: async (peerEnv = {}, peerOptions = {}) => {
       if (!pgDatabase) throw new Error('a peer instance needs PostgreSQL');
       const peerConfig = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PARLEY_ADMIN_TOKEN: adminToken, DATABASE_URL: pgDatabase.url, ...env, ...peerEnv });
       const peer = await buildApp(peerConfig, { ...peerOptions, storage: openStorage({ databaseUrl: peerConfig.databaseUrl, dataDir, poolSize: 10 }) });
+      if (validateResponses) peerValidations.push(installResponseValidation(peer.app));
       await peer.app.ready();
       peers.push(peer);
       return peer;
@@ -80,6 +96,7 @@ export async function startTestApp(
       await built.app.close();
       await pgDatabase?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      for (const validation of [responses, ...peerValidations]) validation?.assertNoneUnreported();
     },
   };
 }

@@ -1,15 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../clock.js';
-import { AppError } from '../../http/errors.js';
-import type { Dialect, Executor } from '../../storage/database.js';
+import { AppError } from '../../shared/errors.js';
 import type { ChannelsService } from '../channels/channels.service.js';
-import { type ChannelRow, CONVERSATION_TYPE, createChannelsStore } from '../channels/channels.store.js';
+import { type ChannelRow, CONVERSATION_TYPE } from '../channels/channels.types.js';
 import type { ProcessedImage } from '../messages/images.js';
 import type { MediaService } from '../messages/media.service.js';
 import { type CreatedMessage, MAX_TEXT_LENGTH, type MessageActor, type MessagesService } from '../messages/messages.service.js';
 import type { SendRules } from '../messages/send-rules.js';
-import { createUsersStore } from '../users/users.store.js';
-
+import type { UserRow } from '../users/users.types.js';
 
 /** Where a bot message goes: a user (direct) or a group channel and a topic in it. */
 export type BotTarget = { uid: string } | { gid: string; tid?: string | undefined };
@@ -36,17 +33,14 @@ export function conversationIdOf(botUserId: string, userId: string): string {
  * channels under the channel lock and appends message.created to the outbox.
  */
 export function createBotService(deps: {
-  db: Executor;
-  dialect: Dialect;
-  clock: Clock;
   channels: ChannelsService;
+  /** The users module's lookup: a direct message goes to an existing user. */
+  findUser: (userId: string) => Promise<UserRow | undefined>;
   messages: MessagesService;
   media: MediaService;
   sendRules: SendRules;
 }) {
   const { channels, messages, media, sendRules } = deps;
-  const channelsStore = createChannelsStore(deps.db, deps.dialect);
-  const users = createUsersStore(deps.db);
 
   /**
    * The bot's conversation with a user, created with both as members the first time. `beforeCreate`
@@ -55,12 +49,12 @@ export function createBotService(deps: {
    */
   async function conversationWith(bot: MessageActor, userId: string, beforeCreate?: () => void | Promise<void>): Promise<ChannelRow> {
     if (userId === bot.userId) throw new AppError('badRequest', 'A bot cannot send a direct message to itself.', { detail: [{ field: 'body.uid', message: 'must name another user' }] });
-    const user = await users.findById(userId);
+    const user = await deps.findUser(userId);
     if (!user || user.kind !== 'user') {
       throw new AppError('notFound', 'User not found.', { detail: [{ field: 'body.uid', message: `user ${userId} does not exist` }] });
     }
     const channelId = conversationIdOf(bot.userId, userId);
-    let channel = await channelsStore.findById(channelId);
+    let channel = await channels.find(channelId);
     if (!channel) {
       await beforeCreate?.();
       try {
@@ -75,7 +69,7 @@ export function createBotService(deps: {
       } catch (error) {
         // Another first send (here or on another instance) created it a moment ago: use that one.
         if (!(error instanceof AppError && error.kind === 'alreadyExists')) throw error;
-        channel = await channelsStore.findById(channelId);
+        channel = await channels.find(channelId);
       }
     }
     if (!channel || channel.type !== CONVERSATION_TYPE) {
@@ -85,7 +79,7 @@ export function createBotService(deps: {
   }
 
   async function groupOf(groupId: string): Promise<ChannelRow> {
-    const channel = await channelsStore.findById(groupId);
+    const channel = await channels.find(groupId);
     if (!channel || channel.type === CONVERSATION_TYPE) {
       throw new AppError('notFound', 'Group not found.', { detail: [{ field: 'body.gid', message: `group ${groupId} does not exist` }] });
     }

@@ -1,12 +1,9 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Dialect, Executor } from '../../storage/database.js';
-import type { ChannelMembersTable, ChannelsTable, Database } from '../../storage/schema.js';
+import type { Database } from '../../storage/schema.js';
+import type { ChannelRow, MemberRow } from './channels.types.js';
 
-/** The channel type of a bot's one-to-one conversation with a user (bot.service.ts makes them). */
-export const CONVERSATION_TYPE = 'conversation';
-
-export type ChannelRow = ChannelsTable;
-export type MemberRow = ChannelMembersTable;
+export { CONVERSATION_TYPE, type ChannelRow, type MemberRow } from './channels.types.js';
 
 /** A position in the channel list: newest first, ties broken by id. */
 export interface ChannelCursor {
@@ -50,21 +47,37 @@ function hasAnyTag(tags: string[]) {
     );
 }
 
-export function createChannelsStore(db: Executor, dialect: Dialect) {
-  function filtered(query: ChannelListQuery): ChannelSelect {
-    let select: ChannelSelect = db.selectFrom('channels').selectAll();
-    for (const { userId, isMember } of query.memberships) {
-      const member = isMemberOf(userId);
-      select = isMember ? select.where(member) : select.where((eb) => eb.not(member(eb)));
-    }
-    if (query.anyTags.length > 0) select = select.where(hasAnyTag(query.anyTags));
-    if (query.excludeTags.length > 0) {
-      const excluded = hasAnyTag(query.excludeTags);
-      select = select.where((eb) => eb.not(excluded(eb)));
-    }
-    return select;
+function filtered(db: Executor, query: ChannelListQuery): ChannelSelect {
+  let select: ChannelSelect = db.selectFrom('channels').selectAll();
+  for (const { userId, isMember } of query.memberships) {
+    const member = isMemberOf(userId);
+    select = isMember ? select.where(member) : select.where((eb) => eb.not(member(eb)));
   }
+  if (query.anyTags.length > 0) select = select.where(hasAnyTag(query.anyTags));
+  if (query.excludeTags.length > 0) {
+    const excluded = hasAnyTag(query.excludeTags);
+    select = select.where((eb) => eb.not(excluded(eb)));
+  }
+  return select;
+}
 
+/** New rows of channel_members with this membership, no roles, no mute, nothing read. */
+function memberRows(channelId: string, userIds: readonly string[], membership: 'member' | 'banned', now: number): MemberRow[] {
+  return userIds.map((userId) => ({
+    channel_id: channelId,
+    user_id: userId,
+    membership,
+    roles: '[]',
+    mute_until: null,
+    read_to_segment: 0,
+    last_activity: null,
+    created_at: now,
+    updated_at: now,
+  }));
+}
+
+/** The channels table: one row per channel, its tags, its list. */
+function channelQueries(db: Executor, dialect: Dialect) {
   return {
     async insert(row: ChannelRow): Promise<boolean> {
       const result = await db
@@ -88,15 +101,10 @@ export function createChannelsStore(db: Executor, dialect: Dialect) {
       return (dialect === 'postgres' ? select.forUpdate() : select).executeTakeFirst();
     },
 
-    /**
-     * A user's membership of a channel, read under a shared lock of the channel row on PostgreSQL: a
-     * ban, removal or close (which lock it for update) runs wholly before or after the caller's
-     * transaction, so what the caller writes next is judged by the membership at its commit.
-     */
-    async membershipUnderLock(channelId: string, userId: string): Promise<string | undefined> {
-      if (dialect === 'postgres') await db.selectFrom('channels').select('id').where('id', '=', channelId).forShare().execute();
-      const row = await db.selectFrom('channel_members').select('membership').where('channel_id', '=', channelId).where('user_id', '=', userId).executeTakeFirst();
-      return row?.membership;
+    /** Which of these user ids name an existing user. */
+    async existingUserIds(userIds: readonly string[]): Promise<Set<string>> {
+      if (userIds.length === 0) return new Set();
+      return new Set((await db.selectFrom('users').select('id').where('id', 'in', userIds).execute()).map((row) => row.id));
     },
 
     async replaceTags(channelId: string, tags: string[]): Promise<void> {
@@ -111,7 +119,7 @@ export function createChannelsStore(db: Executor, dialect: Dialect) {
 
     /** limit + 1 rows of one page, newest first, so the caller can tell whether more exist. */
     async listPage(query: ChannelListQuery): Promise<ChannelRow[]> {
-      let select = filtered(query);
+      let select = filtered(db, query);
       if (query.before) {
         const { createdAt, id } = query.before;
         const rows = await select
@@ -145,7 +153,12 @@ export function createChannelsStore(db: Executor, dialect: Dialect) {
         .where('id', '=', id)
         .execute();
     },
+  };
+}
 
+/** The channel_members table: who is a member of a channel or banned from it. */
+function memberQueries(db: Executor) {
+  return {
     async findMember(channelId: string, userId: string): Promise<MemberRow | undefined> {
       return db
         .selectFrom('channel_members')
@@ -181,19 +194,7 @@ export function createChannelsStore(db: Executor, dialect: Dialect) {
       if (userIds.length === 0) return 0;
       const result = await db
         .insertInto('channel_members')
-        .values(
-          userIds.map((userId) => ({
-            channel_id: channelId,
-            user_id: userId,
-            membership: 'member',
-            roles: '[]',
-            mute_until: null,
-            read_to_segment: 0,
-            last_activity: null,
-            created_at: now,
-            updated_at: now,
-          })),
-        )
+        .values(memberRows(channelId, userIds, 'member', now))
         .onConflict((oc) => oc.columns(['channel_id', 'user_id']).doNothing())
         .executeTakeFirst();
       return Number(result.numInsertedOrUpdatedRows ?? 0);
@@ -234,19 +235,7 @@ export function createChannelsStore(db: Executor, dialect: Dialect) {
       if (userIds.length === 0) return;
       await db
         .insertInto('channel_members')
-        .values(
-          userIds.map((userId) => ({
-            channel_id: channelId,
-            user_id: userId,
-            membership: 'banned',
-            roles: '[]',
-            mute_until: null,
-            read_to_segment: 0,
-            last_activity: null,
-            created_at: now,
-            updated_at: now,
-          })),
-        )
+        .values(memberRows(channelId, userIds, 'banned', now))
         .onConflict((oc) => oc.columns(['channel_id', 'user_id']).doNothing())
         .execute();
     },
@@ -261,6 +250,10 @@ export function createChannelsStore(db: Executor, dialect: Dialect) {
         .execute();
     },
   };
+}
+
+export function createChannelsStore(db: Executor, dialect: Dialect) {
+  return { ...channelQueries(db, dialect), ...memberQueries(db) };
 }
 
 export type ChannelsStore = ReturnType<typeof createChannelsStore>;

@@ -1,11 +1,12 @@
 import sharp from 'sharp';
 import type { Clock } from '../../clock.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
-import { createUsersStore, type UserRow } from '../users/users.store.js';
+import type { UserRow } from '../users/users.types.js';
+import { createAvatarsStore } from './avatars.store.js';
 
 export const AVATAR_SIZES = { large: 512, small: 128 } as const;
 export type AvatarSize = keyof typeof AVATAR_SIZES;
@@ -50,8 +51,9 @@ async function renderAvatar(input: Buffer): Promise<{ contentType: string; varia
   }
 }
 
-export function createAvatarsService(deps: { db: Executor; clock: Clock; blobs: BlobStore }) {
+export function createAvatarsService(deps: { db: Executor; clock: Clock; blobs: BlobStore; findUser: (userId: string) => Promise<UserRow | undefined> }) {
   const { db, clock, blobs } = deps;
+  const store = createAvatarsStore(db);
 
   async function removeBlobs(avatarId: string): Promise<void> {
     await Promise.all((Object.keys(AVATAR_SIZES) as AvatarSize[]).map((size) => blobs.delete(blobKey(avatarId, size))));
@@ -60,8 +62,7 @@ export function createAvatarsService(deps: { db: Executor; clock: Clock; blobs: 
   return {
     /** Stores a new picture and points the user at it; the previous picture is removed afterwards. */
     async setAvatar(userId: string, file: Buffer): Promise<UserRow> {
-      const users = createUsersStore(db);
-      if (!(await users.findById(userId))) throw notFound('User');
+      if (!(await deps.findUser(userId))) throw notFound('User');
       const { contentType, variants } = await renderAvatar(file);
       const now = clock.now();
       const avatarId = newObjectId(now);
@@ -69,11 +70,12 @@ export function createAvatarsService(deps: { db: Executor; clock: Clock; blobs: 
       let previous: string | null = null;
       try {
         previous = await runTransaction(db, async (trx) => {
-          const user = await createUsersStore(trx).findById(userId);
+          const inTrx = createAvatarsStore(trx);
+          const user = await inTrx.currentAvatarOf(userId);
           if (!user) throw notFound('User');
-          await trx.insertInto('avatars').values({ id: avatarId, user_id: userId, content_type: contentType, created_at: now }).execute();
-          await createUsersStore(trx).update(userId, { avatar: avatarId }, now);
-          if (user.avatar !== null) await trx.deleteFrom('avatars').where('id', '=', user.avatar).execute();
+          await inTrx.insert({ id: avatarId, user_id: userId, content_type: contentType, created_at: now });
+          await inTrx.pointUserAt(userId, avatarId, now);
+          if (user.avatar !== null) await inTrx.delete(user.avatar);
           return user.avatar;
         });
       } catch (error) {
@@ -81,20 +83,19 @@ export function createAvatarsService(deps: { db: Executor; clock: Clock; blobs: 
         throw error;
       }
       if (previous !== null) await removeBlobs(previous);
-      return (await users.findById(userId)) as UserRow;
+      return (await deps.findUser(userId)) as UserRow;
     },
 
     /** The blob keys (`avatar-<id>-<size>`) an avatar row still points at; for the orphan-blob sweep. */
     async referencedBlobKeys(keys: readonly string[]): Promise<Set<string>> {
       const idOf = (key: string): string | null => /^avatar-(.+)-(?:large|small)$/.exec(key)?.[1] ?? null;
       const ids = [...new Set(keys.map(idOf).filter((id): id is string => id !== null))];
-      if (ids.length === 0) return new Set();
-      const held = new Set((await db.selectFrom('avatars').select('id').where('id', 'in', ids).execute()).map((row) => row.id));
+      const held = await store.heldIds(ids);
       return new Set(keys.filter((key) => held.has(idOf(key) ?? '')));
     },
 
     async open(avatarId: string, size: AvatarSize) {
-      const row = await db.selectFrom('avatars').selectAll().where('id', '=', avatarId).executeTakeFirst();
+      const row = await store.find(avatarId);
       if (!row) return null;
       const blob = await blobs.open(blobKey(avatarId, size));
       if (!blob) return null;

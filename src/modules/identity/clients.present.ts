@@ -1,8 +1,70 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { IsoTime, Nullable, StringEnum } from '../../shared/schemas.js';
 import { iso, parseJson } from '../channels/channels.present.js';
 import type { ClientRow } from './clients.store.js';
 
 /** oauth_clients row -> the operator API's client record. The secret is shown once, at creation. */
-export function presentClient(row: ClientRow) {
+export const OAuthClientRecord = Type.Object(
+  {
+    clientId: Type.String(),
+    name: Type.String(),
+    redirectUris: Type.Array(Type.String(), { description: 'The exact redirect URIs sign-in accepts for this client' }),
+    grantTypes: Type.Array(Type.String(), { description: "'authorization_code', 'refresh_token', or 'client_credentials' for a bot's client" }),
+    public: Type.Boolean({ description: 'A public client has no secret and must use PKCE' }),
+    idTokenSignedResponseAlg: Type.String({ description: "'HS256' (keyed with the client secret) or 'RS256' (the server's key pair, /oauth/jwks)" }),
+    tokenEndpointAuthMethod: StringEnum(
+      ['none', 'client_secret_basic'],
+      "'none' for a public client; otherwise HTTP Basic (form-body credentials are accepted too)",
+    ),
+    botUserId: Nullable(Type.String(), 'The bot user a client_credentials client acts as; null for sign-in clients'),
+    createdAt: IsoTime('When the client was registered'),
+    updatedAt: IsoTime('When the client last changed'),
+  },
+  {
+    description: 'An OAuth / OpenID Connect client, without its secret',
+    examples: [
+      {
+        clientId: '67d3f5a5e4b0a1c2d3e4f530',
+        name: 'Support desk',
+        redirectUris: ['https://desk.example.com/auth/callback'],
+        grantTypes: ['authorization_code', 'refresh_token'],
+        public: false,
+        idTokenSignedResponseAlg: 'HS256',
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        botUserId: null,
+        createdAt: '2025-01-20T13:45:00.000Z',
+        updatedAt: '2025-01-20T13:45:00.000Z',
+      },
+    ],
+  },
+);
+export type OAuthClientRecord = Static<typeof OAuthClientRecord>;
+
+/** The answer of a client's registration: the record and, this once, its secret. */
+export const OAuthClientWithSecretRecord = Type.Composite(
+  [OAuthClientRecord, Type.Object({ clientSecret: Nullable(Type.String(), 'The client secret, shown only here; null for a public client') })],
+  {
+    description: 'A newly registered OAuth / OpenID Connect client, with its secret',
+    examples: [
+      {
+        clientId: '67d3f5a5e4b0a1c2d3e4f530',
+        name: 'Support desk',
+        redirectUris: ['https://desk.example.com/auth/callback'],
+        grantTypes: ['authorization_code', 'refresh_token'],
+        public: false,
+        idTokenSignedResponseAlg: 'HS256',
+        tokenEndpointAuthMethod: 'client_secret_basic',
+        botUserId: null,
+        createdAt: '2025-01-20T13:45:00.000Z',
+        updatedAt: '2025-01-20T13:45:00.000Z',
+        clientSecret: 'q7Hc2VnX0bLr9uYk3TzWm5Pa8Ds1Ef4Gh6Jk0Lm2No4',
+      },
+    ],
+  },
+);
+export type OAuthClientWithSecretRecord = Static<typeof OAuthClientWithSecretRecord>;
+
+export function presentClient(row: ClientRow): OAuthClientRecord {
   return {
     clientId: row.client_id,
     name: row.name,
@@ -16,5 +78,3 @@ export function presentClient(row: ClientRow) {
     updatedAt: iso(row.updated_at),
   };
 }
-
-export type ClientRecord = ReturnType<typeof presentClient>;

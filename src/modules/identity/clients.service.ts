@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { parseJson } from '../channels/channels.present.js';
-import { createUsersStore } from '../users/users.store.js';
 import type { WebhookTargets } from '../webhooks/webhook-targets.js';
-import { type ClientRow, createClientsStore } from './clients.store.js';
+import { type ClientRow, type ClientsStore, createClientsStore } from './clients.store.js';
 import type { Sealer } from './server-key.js';
 
 export type IdTokenAlg = 'HS256' | 'RS256';
@@ -82,135 +81,93 @@ const sealContext = (clientId: string): string => `client:${clientId}`;
 const CLIENT_CACHE_MS = 2000;
 const CLIENT_CACHE_ENTRIES = 1000;
 
-export function createClientsService(deps: {
-  db: Executor;
-  clock: Clock;
-  sealer: Sealer;
-  /** A bot's webhook URL is refused here when it names an internal address. */
-  webhookTargets: WebhookTargets;
-}) {
-  const { db, clock, sealer } = deps;
-  const store = createClientsStore(db);
-  const cache = new Map<string, { client: OAuthClient; until: number }>();
+/** An http(s) URL whose host is not an internal address by its spelling (webhook-targets.ts), or 422. */
+function requireWebhookUrl(targets: WebhookTargets, text: string): void {
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {
+    url = null;
+  }
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new AppError('parameters', 'webhookUrl must be an http or https URL.', { detail: [{ field: 'body.webhookUrl', message: 'must be an http or https URL' }] });
+  }
+  const refusal = targets.refusalOf(url);
+  if (refusal !== null) {
+    throw new AppError('parameters', `webhookUrl is not allowed: ${refusal}.`, { detail: [{ field: 'body.webhookUrl', message: refusal }] });
+  }
+}
+
+function toClient(row: ClientRow, botBanned = false): OAuthClient {
+  return {
+    clientId: row.client_id,
+    name: row.name,
+    redirectUris: parseJson<string[]>(row.redirect_uris, []),
+    grantTypes: parseJson<ClientGrantType[]>(row.grant_types, []),
+    isPublic: row.is_public === 1,
+    idTokenAlg: row.id_token_alg === 'RS256' ? 'RS256' : 'HS256',
+    botUserId: row.bot_user_id,
+    botBanned,
+    row,
+  };
+}
+
+interface NewClient {
+  name: string;
+  redirectUris: string[];
+  grantTypes: ClientGrantType[];
+  isPublic: boolean;
+  alg: IdTokenAlg;
+  botUserId: string | null;
+  now: number;
+}
+
+/** A new client's row, its secret sealed; the secret in clear is answered once, here. */
+function clientRow(sealer: Sealer, input: NewClient): { row: ClientRow; secret: string | null } {
+  const clientId = newObjectId(input.now);
+  const secret = input.isPublic ? null : newClientSecret();
+  const row: ClientRow = {
+    client_id: clientId,
+    name: input.name,
+    secret_sealed: secret === null ? null : sealer.seal(secret, sealContext(clientId)),
+    redirect_uris: JSON.stringify(input.redirectUris),
+    grant_types: JSON.stringify(input.grantTypes),
+    is_public: input.isPublic ? 1 : 0,
+    id_token_alg: input.alg,
+    bot_user_id: input.botUserId,
+    created_at: input.now,
+    updated_at: input.now,
+  };
+  return { row, secret };
+}
+
+/** A sign-in client as registered: its redirect URIs checked, its ID token algorithm one it can use. */
+function signInClient(input: CreateClientInput, now: number): NewClient {
+  const isPublic = input.public === true;
+  // A public client has no secret to key HS256 with: its ID tokens are RS256, verified through /oauth/jwks.
+  if (isPublic && input.idTokenSignedResponseAlg === 'HS256') {
+    throw new AppError('parameters', 'A public client has no secret, so its ID tokens cannot be HS256.', {
+      detail: [{ field: 'body.idTokenSignedResponseAlg', message: 'must be RS256 for a public client' }],
+    });
+  }
+  const redirectUris = checkRedirectUris(input.redirectUris);
+  if (redirectUris.length === 0) {
+    throw new AppError('parameters', 'redirectUris needs at least one URI.', { detail: [{ field: 'body.redirectUris', message: 'must not be empty' }] });
+  }
+  // The code grant always comes with refresh tokens (API-CONVENTIONS.md section 4).
+  const grantTypes: ClientGrantType[] = ['authorization_code', 'refresh_token'];
+  const alg = input.idTokenSignedResponseAlg ?? (isPublic ? 'RS256' : 'HS256');
+  return { name: input.name, redirectUris, grantTypes, isPublic, alg, botUserId: null, now };
+}
+
+/** Clients the token endpoint read lately, until when each may be answered from here. */
+type ClientCache = Map<string, { client: OAuthClient; until: number }>;
+
+/** How the sign-in steps and the token endpoint find a client, and open its secret. */
+function clientLookups(store: ClientsStore, clock: Clock, sealer: Sealer, cache: ClientCache) {
   const openedSecrets = new WeakMap<OAuthClient, string | null>();
 
-  /** An http(s) URL whose host is not an internal address by its spelling (webhook-targets.ts), or 422. */
-  function requireWebhookUrl(text: string): void {
-    let url: URL | null = null;
-    try {
-      url = new URL(text);
-    } catch {
-      url = null;
-    }
-    if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-      throw new AppError('parameters', 'webhookUrl must be an http or https URL.', { detail: [{ field: 'body.webhookUrl', message: 'must be an http or https URL' }] });
-    }
-    const refusal = deps.webhookTargets.refusalOf(url);
-    if (refusal !== null) {
-      throw new AppError('parameters', `webhookUrl is not allowed: ${refusal}.`, { detail: [{ field: 'body.webhookUrl', message: refusal }] });
-    }
-  }
-
-  function toClient(row: ClientRow, botBanned = false): OAuthClient {
-    return {
-      clientId: row.client_id,
-      name: row.name,
-      redirectUris: parseJson<string[]>(row.redirect_uris, []),
-      grantTypes: parseJson<ClientGrantType[]>(row.grant_types, []),
-      isPublic: row.is_public === 1,
-      idTokenAlg: row.id_token_alg === 'RS256' ? 'RS256' : 'HS256',
-      botUserId: row.bot_user_id,
-      botBanned,
-      row,
-    };
-  }
-
-  function clientRow(input: { name: string; redirectUris: string[]; grantTypes: ClientGrantType[]; isPublic: boolean; alg: IdTokenAlg; botUserId: string | null; now: number }) {
-    const clientId = newObjectId(input.now);
-    const secret = input.isPublic ? null : newClientSecret();
-    const row: ClientRow = {
-      client_id: clientId,
-      name: input.name,
-      secret_sealed: secret === null ? null : sealer.seal(secret, sealContext(clientId)),
-      redirect_uris: JSON.stringify(input.redirectUris),
-      grant_types: JSON.stringify(input.grantTypes),
-      is_public: input.isPublic ? 1 : 0,
-      id_token_alg: input.alg,
-      bot_user_id: input.botUserId,
-      created_at: input.now,
-      updated_at: input.now,
-    };
-    return { row, secret };
-  }
-
   return {
-    toClient,
-
-    async create(input: CreateClientInput): Promise<{ row: ClientRow; secret: string | null }> {
-      const isPublic = input.public === true;
-      // A public client has no secret to key HS256 with: its ID tokens are RS256, verified through /oauth/jwks.
-      if (isPublic && input.idTokenSignedResponseAlg === 'HS256') {
-        throw new AppError('parameters', 'A public client has no secret, so its ID tokens cannot be HS256.', {
-          detail: [{ field: 'body.idTokenSignedResponseAlg', message: 'must be RS256 for a public client' }],
-        });
-      }
-      const redirectUris = checkRedirectUris(input.redirectUris);
-      if (redirectUris.length === 0) {
-        throw new AppError('parameters', 'redirectUris needs at least one URI.', { detail: [{ field: 'body.redirectUris', message: 'must not be empty' }] });
-      }
-      // The code grant always comes with refresh tokens (API-CONVENTIONS.md section 4).
-      const grantTypes: ClientGrantType[] = ['authorization_code', 'refresh_token'];
-      const { row, secret } = clientRow({
-        name: input.name,
-        redirectUris,
-        grantTypes,
-        isPublic,
-        alg: input.idTokenSignedResponseAlg ?? (isPublic ? 'RS256' : 'HS256'),
-        botUserId: null,
-        now: clock.now(),
-      });
-      await store.insertClient(row);
-      return { row, secret };
-    },
-
-    /** A bot user and its client_credentials client, in one transaction. */
-    async createBot(input: CreateBotInput): Promise<{ userId: string; row: ClientRow; secret: string }> {
-      if (input.webhookUrl !== undefined) requireWebhookUrl(input.webhookUrl);
-      const now = clock.now();
-      const userId = newObjectId(now);
-      const { row, secret } = clientRow({ name: input.displayName, redirectUris: [], grantTypes: ['client_credentials'], isPublic: false, alg: 'HS256', botUserId: userId, now });
-      await runTransaction(db, async (trx) => {
-        await createUsersStore(trx).insertIfMissing({ id: userId, kind: 'bot', displayName: input.displayName, now });
-        const scoped = createClientsStore(trx);
-        await scoped.insertClient(row);
-        await scoped.insertBot({ user_id: userId, client_id: row.client_id, webhook_url: input.webhookUrl ?? null, created_at: now });
-      });
-      return { userId, row, secret: secret as string };
-    },
-
-    async list(): Promise<ClientRow[]> {
-      return store.listClients();
-    },
-
-    async get(clientId: string): Promise<ClientRow> {
-      const row = await store.findClient(clientId);
-      if (!row) throw notFound('Client');
-      return row;
-    },
-
-    /** Deletes a client and revokes every token issued to it. */
-    async remove(clientId: string): Promise<void> {
-      const now = clock.now();
-      const deleted = await runTransaction(db, async (trx) => {
-        const scoped = createClientsStore(trx);
-        if (!(await scoped.deleteClient(clientId))) return false;
-        await scoped.revokeAccessTokensOfClient(clientId, now);
-        return true;
-      });
-      cache.delete(clientId);
-      if (!deleted) throw notFound('Client');
-    },
-
     /** Drops every cached client: a bot's ban changed (bans are rare, so no finer bookkeeping). */
     forgetCached(): void {
       cache.clear();
@@ -250,10 +207,72 @@ export function createClientsService(deps: {
       }
       return secret;
     },
+  };
+}
+
+export function createClientsService(deps: {
+  db: Executor;
+  clock: Clock;
+  sealer: Sealer;
+  /** A bot's webhook URL is refused here when it names an internal address. */
+  webhookTargets: WebhookTargets;
+}) {
+  const { db, clock, sealer } = deps;
+  const store = createClientsStore(db);
+  const cache: ClientCache = new Map();
+
+  return {
+    toClient,
+
+    async create(input: CreateClientInput): Promise<{ row: ClientRow; secret: string | null }> {
+      const { row, secret } = clientRow(sealer, signInClient(input, clock.now()));
+      await store.insertClient(row);
+      return { row, secret };
+    },
+
+    /** A bot user and its client_credentials client, in one transaction. */
+    async createBot(input: CreateBotInput): Promise<{ userId: string; row: ClientRow; secret: string }> {
+      if (input.webhookUrl !== undefined) requireWebhookUrl(deps.webhookTargets, input.webhookUrl);
+      const now = clock.now();
+      const userId = newObjectId(now);
+      const { row, secret } = clientRow(sealer, { name: input.displayName, redirectUris: [], grantTypes: ['client_credentials'], isPublic: false, alg: 'HS256', botUserId: userId, now });
+      await runTransaction(db, async (trx) => {
+        const scoped = createClientsStore(trx);
+        await scoped.insertBotUser(userId, input.displayName, now);
+        await scoped.insertClient(row);
+        await scoped.insertBot({ user_id: userId, client_id: row.client_id, webhook_url: input.webhookUrl ?? null, created_at: now });
+      });
+      return { userId, row, secret: secret as string };
+    },
+
+    async list(): Promise<ClientRow[]> {
+      return store.listClients();
+    },
+
+    async get(clientId: string): Promise<ClientRow> {
+      const row = await store.findClient(clientId);
+      if (!row) throw notFound('Client');
+      return row;
+    },
+
+    /** Deletes a client and revokes every token issued to it. */
+    async remove(clientId: string): Promise<void> {
+      const now = clock.now();
+      const deleted = await runTransaction(db, async (trx) => {
+        const scoped = createClientsStore(trx);
+        if (!(await scoped.deleteClient(clientId))) return false;
+        await scoped.revokeAccessTokensOfClient(clientId, now);
+        return true;
+      });
+      cache.delete(clientId);
+      if (!deleted) throw notFound('Client');
+    },
+
+    ...clientLookups(store, clock, sealer, cache),
 
     /** Points a bot's webhooks somewhere else, or nowhere (null); the next attempt of a pending delivery uses it. */
     async setBotWebhook(botUserId: string, webhookUrl: string | null): Promise<{ userId: string; clientId: string; webhookUrl: string | null }> {
-      if (webhookUrl !== null) requireWebhookUrl(webhookUrl);
+      if (webhookUrl !== null) requireWebhookUrl(deps.webhookTargets, webhookUrl);
       const bot = await store.updateBotWebhook(botUserId, webhookUrl);
       if (!bot) throw notFound('Bot');
       return { userId: bot.user_id, clientId: bot.client_id, webhookUrl: bot.webhook_url };

@@ -1,8 +1,10 @@
 import type { Executor } from '../../storage/database.js';
-import type { AuthorizationCodesTable, RefreshTokensTable } from '../../storage/schema.js';
+import type { AuthorizationCodesTable, RefreshTokensTable, TokensTable } from '../../storage/schema.js';
 
 export type CodeRow = AuthorizationCodesTable;
 export type RefreshRow = RefreshTokensTable;
+/** An access token the token endpoint issues, in the tokens table every surface authenticates with. */
+export type AccessTokenRow = TokensTable;
 
 /** Authorization codes, refresh tokens, and revoking what one grant produced. */
 export function createGrantsStore(db: Executor) {
@@ -24,6 +26,16 @@ export function createGrantsStore(db: Executor) {
         .where('used_at', 'is', null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+
+    async insertAccessToken(row: AccessTokenRow): Promise<void> {
+      await db.insertInto('tokens').values(row).execute();
+    },
+
+    /** One multi-row INSERT of access tokens (the token endpoint's group commit of bot tokens). */
+    async insertAccessTokens(rows: readonly AccessTokenRow[]): Promise<void> {
+      if (rows.length === 0) return;
+      await db.insertInto('tokens').values([...rows]).execute();
     },
 
     async insertRefresh(row: RefreshRow): Promise<void> {

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import type { UserRow } from '../users/users.store.js';
+import type { UserRow } from '../users/users.types.js';
 import type { IdTokenAlg } from './clients.service.js';
 import type { RsaSigningKey } from './signing-keys.js';
 

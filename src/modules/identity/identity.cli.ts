@@ -1,6 +1,7 @@
+import { OperatorError, UsageError } from '../../cli/errors.js';
 import { AdjustableClock } from '../../clock.js';
 import { loadConfig } from '../../config.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { openStorage, type Storage } from '../../storage/database.js';
 import { migrateToLatest } from '../../storage/migrate.js';
 import { createWebhookTargets } from '../webhooks/webhook-targets.js';
@@ -10,10 +11,15 @@ import { checkServerKey, createSealer, loadServerKeyMaterial } from './server-ke
 type Print = (line: string) => void;
 type Env = Record<string, string | undefined>;
 
-export const CLIENTS_USAGE = `  clients create --name NAME --redirect-uri URI [--redirect-uri URI ...] [--public] [--id-token-alg HS256|RS256]
-                                     register an OAuth client; prints client_id and client_secret (shown once)
-  clients list                       list OAuth clients (never their secrets)
-  clients delete CLIENT_ID           delete a client and revoke its tokens`;
+/** The `clients` commands, one line each, for `parley help`. */
+export const CLIENTS_COMMANDS = [
+  { usage: 'clients create --name NAME --redirect-uri URI', summary: 'register an OAuth client; prints its id and secret (the secret is shown once)' },
+  { usage: 'clients list', summary: 'list OAuth clients (never their secrets)' },
+  { usage: 'clients delete CLIENT_ID', summary: 'delete an OAuth client and revoke its tokens' },
+] as const;
+
+/** The options of `clients create` beyond its synopsis. */
+export const CLIENTS_CREATE_OPTIONS = '--redirect-uri may repeat; --public: no secret (the app uses PKCE); --id-token-alg HS256|RS256';
 
 function optionsOf(args: string[], name: string): string[] {
   const values: string[] = [];
@@ -38,64 +44,73 @@ async function withClients<T>(env: Env | undefined, work: (clients: ClientsServi
   }
 }
 
-/**
- * `parley clients create --name NAME --redirect-uri URI ...`: answers the process exit code
- * (0 done, 2 usage). `env` defaults to the process environment, read by config.ts.
- */
-export async function createClientFromCli(args: string[], print: Print, env?: Env): Promise<number> {
+/** The service's refusal, in the words of the command line (its options, not the API's fields). */
+function usageErrorOf(error: AppError): UsageError {
+  const reason = error.message.replace(/redirectUris(\[\d+\])?/g, '--redirect-uri').replace(/\.$/, '');
+  return new UsageError(`clients create refused: ${reason}; fix the options (see parley help)`);
+}
+
+async function createClient(args: string[], print: Print, env: Env | undefined): Promise<void> {
   const name = optionsOf(args, 'name')[0];
   const redirectUris = optionsOf(args, 'redirect-uri');
   const alg = optionsOf(args, 'id-token-alg')[0];
-  const isPublic = args.includes('--public');
   if (!name || redirectUris.length === 0 || (alg !== undefined && alg !== 'HS256' && alg !== 'RS256')) {
-    print('clients create needs --name NAME and at least one --redirect-uri URI; --id-token-alg is HS256 or RS256.');
-    return 2;
+    throw new UsageError('clients create needs --name NAME and at least one --redirect-uri URI; --id-token-alg is HS256 or RS256');
   }
+  const isPublic = args.includes('--public');
+  const create = (clients: ClientsService) =>
+    clients.create({ name, redirectUris, public: isPublic, ...(alg === 'HS256' || alg === 'RS256' ? { idTokenSignedResponseAlg: alg } : {}) });
+  const { row, secret } = await withClients(env, create).catch((error: unknown) => {
+    throw error instanceof AppError ? usageErrorOf(error) : error;
+  });
+  print(`client_id      ${row.client_id}`);
+  print(`client_secret  ${secret ?? '(none: public client, use PKCE)'}`);
+  print(`id_token_alg   ${row.id_token_alg}`);
+  print(`redirect_uris  ${redirectUris.join(' ')}`);
+  if (secret !== null) print('Keep the secret now: it is not shown again.');
+}
+
+/**
+ * `parley clients create ...` answering an exit code (0 done, 2 wrong options) instead of throwing,
+ * with the refusal printed through `print`. `env` defaults to the process environment.
+ */
+export async function createClientFromCli(args: string[], print: Print, env?: Env): Promise<number> {
   try {
-    const { row, secret } = await withClients(env, (clients) =>
-      clients.create({ name, redirectUris, public: isPublic, ...(alg === 'HS256' || alg === 'RS256' ? { idTokenSignedResponseAlg: alg } : {}) }),
-    );
-    print(`client_id      ${row.client_id}`);
-    print(`client_secret  ${secret ?? '(none: public client, use PKCE)'}`);
-    print(`id_token_alg   ${row.id_token_alg}`);
-    print(`redirect_uris  ${redirectUris.join(' ')}`);
-    if (secret !== null) print('Keep the secret now: it is not shown again.');
+    await createClient(args, print, env);
     return 0;
   } catch (error) {
-    if (error instanceof AppError) {
-      print(`clients create: ${error.message}`);
-      return 2;
-    }
-    throw error;
+    if (!(error instanceof OperatorError)) throw error;
+    print(error.message);
+    return error.exitCode;
   }
 }
 
-/** `parley clients <create|list|delete>`, for the lead's src/cli/main.ts. */
-export async function runClientsCommand(args: string[], print: Print, env?: Env): Promise<number> {
+async function listClients(print: Print, env: Env | undefined): Promise<void> {
+  const rows = await withClients(env, (clients) => clients.list());
+  for (const row of rows) {
+    const kind = row.bot_user_id !== null ? `bot ${row.bot_user_id}` : row.is_public === 1 ? 'public' : 'confidential';
+    print(`${row.client_id}\t${row.name}\t${kind}\t${row.id_token_alg}\t${JSON.parse(row.redirect_uris).join(' ')}`);
+  }
+}
+
+async function deleteClient(clientId: string, print: Print, env: Env | undefined): Promise<void> {
+  await withClients(env, (clients) => clients.remove(clientId)).catch((error: unknown) => {
+    throw error instanceof AppError ? new OperatorError(`no client has id ${clientId}: \`parley clients list\` shows the ids`) : error;
+  });
+  print(`deleted ${clientId}`);
+}
+
+/**
+ * `parley clients <create|list|delete>`. Prints results through `print`; a failure is thrown as an
+ * OperatorError (UsageError for a wrong command line) for the caller to report.
+ */
+export async function runClientsCommand(args: string[], print: Print, env?: Env): Promise<void> {
   const [action, ...rest] = args;
-  if (action === 'create') return createClientFromCli(rest, print, env);
-  if (action === 'list') {
-    const rows = await withClients(env, (clients) => clients.list());
-    for (const row of rows) {
-      const kind = row.bot_user_id !== null ? `bot ${row.bot_user_id}` : row.is_public === 1 ? 'public' : 'confidential';
-      print(`${row.client_id}\t${row.name}\t${kind}\t${row.id_token_alg}\t${JSON.parse(row.redirect_uris).join(' ')}`);
-    }
-    return 0;
+  if (action === 'create') return createClient(rest, print, env);
+  if (action === 'list') return listClients(print, env);
+  if (action === 'delete') {
+    if (!rest[0]) throw new UsageError('clients delete needs the client id: `parley clients list` shows them');
+    return deleteClient(rest[0], print, env);
   }
-  if (action === 'delete' && rest[0]) {
-    const clientId = rest[0];
-    try {
-      await withClients(env, (clients) => clients.remove(clientId));
-      print(`deleted ${clientId}`);
-      return 0;
-    } catch (error) {
-      if (error instanceof AppError) {
-        print(`no client has id ${clientId}`);
-        return 1;
-      }
-      throw error;
-    }
-  }
-  print(`Usage:\n${CLIENTS_USAGE}`);
-  return 2;
+  throw new UsageError(action === undefined ? 'clients needs an action: create, list or delete' : `unknown clients action '${action}': use create, list or delete`);
 }

@@ -1,6 +1,4 @@
-import type { Clock } from '../../clock.js';
-import type { Executor } from '../../storage/database.js';
-import { createUsersStore, type UserRow } from '../users/users.store.js';
+import type { UserRow } from '../users/users.types.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { LoginThrottle } from './throttle.js';
 
@@ -15,8 +13,7 @@ export type LoginResult =
  * checked; an unknown username costs the same scrypt work as a known one, so timing does not tell
  * which usernames exist; the ban is told only to someone who knows the password.
  */
-export function createLoginService(deps: { db: Executor; clock: Clock; throttle: LoginThrottle }) {
-  const users = createUsersStore(deps.db);
+export function createLoginService(deps: { findUserByUsername: (username: string) => Promise<UserRow | undefined>; throttle: LoginThrottle }) {
   let decoy: Promise<string> | null = null;
   const decoyHash = (): Promise<string> => (decoy ??= hashPassword('parley decoy password'));
 
@@ -29,7 +26,7 @@ export function createLoginService(deps: { db: Executor; clock: Clock; throttle:
       // null until the check is done: an error on the way records nothing, but the attempt still ends.
       let outcome: 'passed' | 'failed' | null = null;
       try {
-        const user = username === '' ? undefined : await users.findByUsername(username);
+        const user = username === '' ? undefined : await deps.findUserByUsername(username);
         candidate = user && user.kind === 'user' && user.password_hash ? user : null;
         const matches = await verifyPassword(password, candidate?.password_hash ?? (await decoyHash()));
         outcome = candidate !== null && matches ? 'passed' : 'failed';

@@ -1,4 +1,4 @@
-import { AppError, type ErrorName } from '../../http/errors.js';
+import { AppError, type ErrorName } from '../../shared/errors.js';
 
 /**
  * The closed catalogue of OAuth errors (RFC 6749 sections 4.1.2.1 and 5.2, RFC 6750 section 3.1,

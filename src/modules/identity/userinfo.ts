@@ -1,6 +1,6 @@
 import { parseJson } from '../channels/channels.present.js';
 import type { Principal } from '../tokens/tokens.service.js';
-import type { UserRow } from '../users/users.store.js';
+import type { UserRow } from '../users/users.types.js';
 import { fullNameOf } from './id-token.js';
 import { oauthError } from './oauth-errors.js';
 

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { ImageSize } from './messages.present.js';
 
 /** Longest side of each stored variant, in pixels; `full` keeps the original dimensions. */

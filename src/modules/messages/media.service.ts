@@ -1,6 +1,6 @@
 import type fs from 'node:fs';
 import type { BlobStore } from '../../storage/blobs.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { newObjectId } from '../../storage/ids.js';
 import type { Clock } from '../../clock.js';
 import { normalizeContentType, sanitizeFileName, servedContentType } from './files.js';

@@ -1,5 +1,7 @@
+import { type Static, Type } from '@sinclair/typebox';
 import type { MessagesTable } from '../../storage/schema.js';
 import { iso, parseJson } from '../channels/channels.present.js';
+import { IsoTime, Nullable, OpenObject, ReactionCounts } from '../../shared/schemas.js';
 
 export type MessageRow = MessagesTable;
 
@@ -25,8 +27,59 @@ export function parseMedia(media: string | null): MessageMedia | null {
   return media === null ? null : parseJson<MessageMedia | null>(media, null);
 }
 
+export const MessageRecord = Type.Object(
+  {
+    messageId: Type.String(),
+    channelId: Type.String(),
+    userId: Type.String({ description: 'The author' }),
+    type: Type.String({ description: "'text', 'custom', 'image' or 'file'" }),
+    data: OpenObject(
+      "By type: text {text}; image {caption, fileId}; file {fileId, fileName, contentType, size}; custom: the sender's own object. {} once deleted",
+    ),
+    tags: Type.Array(Type.String()),
+    parentId: Nullable(Type.String(), 'The message this one comments on; null for a top-level message'),
+    childrenNumber: Type.Integer({ description: 'Comments on this message that are not deleted' }),
+    channelSegment: Type.Integer({ description: "The message's 1-based sequence number inside its channel" }),
+    isDeleted: Type.Boolean(),
+    fileId: Nullable(Type.String(), 'The uploaded image or file of an image or file message; null otherwise and once deleted'),
+    flagCount: Type.Integer({ description: 'How many users flagged the message' }),
+    reactions: ReactionCounts('How many reactions of each name the message has'),
+    reactionsCount: Type.Integer({ description: 'All reactions on the message' }),
+    editedAt: Nullable(IsoTime('When the message was edited'), 'When the message was edited; null when it never was (no surface edits messages)'),
+    createdAt: IsoTime('When the message was sent'),
+    updatedAt: IsoTime('When the message last changed (edit, delete, comments, reactions)'),
+    topicId: Nullable(Type.String(), "Parley's addition: the message's topic inside the channel (the bot API's tid); null for the main topic"),
+  },
+  {
+    description: 'A message (API-CONVENTIONS.md section 3)',
+    examples: [
+      {
+        messageId: '67d3f5a5e4b0a1c2d3e4f501',
+        channelId: 'general',
+        userId: 'alice',
+        type: 'text',
+        data: { text: 'Standup moved to 10:30 today.' },
+        tags: ['announcement'],
+        parentId: null,
+        childrenNumber: 2,
+        channelSegment: 1280,
+        isDeleted: false,
+        fileId: null,
+        flagCount: 0,
+        reactions: { like: 3, heart: 1 },
+        reactionsCount: 4,
+        editedAt: null,
+        createdAt: '2025-03-14T09:26:53.589Z',
+        updatedAt: '2025-03-14T09:31:12.004Z',
+        topicId: null,
+      },
+    ],
+  },
+);
+export type MessageRecord = Static<typeof MessageRecord>;
+
 /** messages row -> the message record of API-CONVENTIONS.md section 3. */
-export function presentMessage(row: MessageRow) {
+export function presentMessage(row: MessageRow): MessageRecord {
   // Every create presents its row (outbox event and answer): the usual empty tags and reactions, and an
   // updatedAt equal to createdAt, skip a JSON.parse or a date formatting each.
   const createdAt = iso(row.created_at);
@@ -52,8 +105,6 @@ export function presentMessage(row: MessageRow) {
     topicId: row.topic_id,
   };
 }
-
-export type MessageRecord = ReturnType<typeof presentMessage>;
 
 const jsonOrNull = (text: string | null): string => (text === null ? 'null' : JSON.stringify(text));
 

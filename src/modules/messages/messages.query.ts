@@ -1,5 +1,5 @@
-import { AppError, notFound } from '../../http/errors.js';
-import { canonicalList, filterFields, filtersOfPage, isStringList, type PageTokens, type Paging } from '../../http/paging.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import { canonicalList, filterFields, filtersOfPage, isStringList, type PageTokens, type Paging } from '../../shared/paging.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { createChannelsStore } from '../channels/channels.store.js';
 import { createUsersStore, type UserRow } from '../users/users.store.js';

@@ -1,14 +1,24 @@
 import type SQLite from 'better-sqlite3';
+import type { OutboxEvent } from '../../events/catalogue.js';
 import { toOutboxEvent } from '../../events/outbox.js';
 import type { Executor } from '../../storage/database.js';
-import type { UserRow } from '../users/users.store.js';
-import { type MessageRow, presentCreatedMessageJson } from './messages.present.js';
-import { type CreateOutcome, MESSAGE_CREATED, type MessageDraft, memberKey, messageCreatedEvent, rowOf, type WrittenBatch } from './messages.store.js';
-import { posterRefusal } from './send-rules.js';
+import { announceCommittedEvents } from '../../storage/transactions.js';
+import type { UserRow } from '../users/users.types.js';
+import {
+  type CreateOutcome,
+  type CreatePlan,
+  type CreateReads,
+  MESSAGE_CREATED,
+  type MessageDraft,
+  type MessageWriter,
+  outcomesOf,
+  planCreates,
+} from './create-rules.js';
+import type { MessageRow } from './messages.present.js';
 
 /**
  * A new message row as one VALUES tuple: the bound values (pushMessageValues, same order), then the
- * constants every new message starts with (rowOf in messages.store.ts builds the same row in memory,
+ * constants every new message starts with (rowOf in create-rules.ts builds the same row in memory,
  * and the create answers with that copy). Constants are not bound: fewer values to convert per row.
  */
 const MESSAGE_INSERT = {
@@ -19,7 +29,21 @@ const MESSAGE_INSERT = {
   width: 13,
 };
 function pushMessageValues(values: SqlValue[], row: MessageRow): void {
-  values.push(row.id, row.channel_id, row.segment, row.user_id, row.type, row.data, row.tags, row.parent_id, row.file_id, row.media, row.created_at, row.updated_at, row.topic_id);
+  values.push(
+    row.id,
+    row.channel_id,
+    row.segment,
+    row.user_id,
+    row.type,
+    row.data,
+    row.tags,
+    row.parent_id,
+    row.file_id,
+    row.media,
+    row.created_at,
+    row.updated_at,
+    row.topic_id,
+  );
 }
 /** Its `message.created` outbox event (appendEvents in events/outbox.ts writes the same columns). */
 const EVENT_INSERT = {
@@ -32,146 +56,128 @@ const CHUNK = 32;
 
 type SqlValue = string | number | null;
 
-interface ChannelTally {
-  closed: boolean;
-  muteUntil: number | null;
-  lastSegment: number;
-  added: number;
-  lastActivity: number;
+/**
+ * `insert into table (columns) values tuple, tuple, ...` for n rows, prepared once per n, run with
+ * the rows' values as one flat list of arguments (better-sqlite3 binds arguments faster than the
+ * elements of one array argument, and a nested array's flat() cost more than both; measured per row:
+ * 0.63, 0.88 and 1.66 µs). With `returning`, it answers the new rows' ids in row order (`returning id`).
+ */
+function multiInsert(sqlite: SQLite.Database, table: string, shape: { columns: string; tuple: string; width: number }, returning: boolean) {
+  const byCount = new Map<number, SQLite.Statement<SqlValue[], number>>();
+  const statementFor = (rows: number): SQLite.Statement<SqlValue[], number> => {
+    let statement = byCount.get(rows);
+    if (!statement) {
+      const text = `insert into ${table} (${shape.columns}) values ${Array(rows).fill(shape.tuple).join(', ')}`;
+      statement = returning ? sqlite.prepare<SqlValue[], number>(`${text} returning id`).pluck() : sqlite.prepare<SqlValue[], number>(text);
+      byCount.set(rows, statement);
+    }
+    return statement;
+  };
+  return (values: SqlValue[]): number[] => {
+    const rows = values.length / shape.width;
+    let ids: number[] = [];
+    for (let start = 0; start < rows; start += CHUNK) {
+      const count = Math.min(CHUNK, rows - start);
+      const chunk = count === rows ? values : values.slice(start * shape.width, (start + count) * shape.width);
+      const statement = statementFor(count);
+      if (!returning) statement.run(...chunk);
+      else ids = ids.length === 0 ? statement.all(...chunk) : ids.concat(statement.all(...chunk));
+    }
+    return ids;
+  };
 }
 
 /**
- * The SQLite side of message creation, on prepared statements run straight on better-sqlite3: the
- * rules of MessagesStore.insertBatch without a query builder on the server's busiest path.
+ * The SQLite writer of message creation, on prepared statements run straight on better-sqlite3: the
+ * create rules (create-rules.ts) without a query builder on the server's busiest path.
  *
- * A batch is one IMMEDIATE transaction. Every check of a draft (channel exists and is open, a member
- * send passes the send rules, parent is a live message of the same channel) is a read made before the
- * draft's first write, so a refused draft leaves nothing behind and needs no savepoint (savepoints
- * cost a statement journal per page). Counters are summed in memory and written once per channel,
- * parent and member at the end. An unexpected error rolls the whole batch back; the group commit then
- * retries its drafts one by one.
+ * A batch is one IMMEDIATE transaction. Every read the rules make (channel, membership, parent) comes
+ * before the batch's first write, so a refused draft leaves nothing behind and needs no savepoint
+ * (savepoints cost a statement journal per page). Counters are written once per channel, parent and
+ * member. An unexpected error rolls the whole batch back; the group commit then retries its drafts one
+ * by one. After the commit the batch's events go to the commit listeners (the relay) as they are.
  *
  * The raw connection is used only while holding Kysely's connection (`db.connection()`), so these
  * statements never land inside a Kysely transaction that is waiting on an await.
  */
-export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database) {
+export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database): MessageWriter {
   const readChannel = sqlite.prepare<[string], { is_closed: number; last_segment: number; mute_until: number | null }>(
     'select is_closed, last_segment, mute_until from channels where id = ?',
   );
   const readMembership = sqlite.prepare<[string, string], { membership: string; mute_until: number | null }>(
     'select membership, mute_until from channel_members where channel_id = ? and user_id = ?',
   );
-  const isLiveParent = sqlite.prepare<[string, string], { one: number }>(
-    'select 1 as one from messages where id = ? and channel_id = ? and is_deleted = 0',
-  );
+  const isLiveParent = sqlite.prepare<[string, string], { one: number }>('select 1 as one from messages where id = ? and channel_id = ? and is_deleted = 0');
   const insertTag = sqlite.prepare<[string, string]>('insert or ignore into message_tags (message_id, tag) values (?, ?)');
-  /**
-   * `insert into table (columns) values tuple, tuple, ...` for n rows, prepared once per n, run with
-   * the rows' values as one flat list of arguments (better-sqlite3 binds arguments faster than the
-   * elements of one array argument, and a nested array's flat() cost more than both; measured per row:
-   * 0.63, 0.88 and 1.66 µs). With `returning`, it answers the new rows' ids in row order (`returning id`).
-   */
-  const multiInsert = (table: string, shape: { columns: string; tuple: string; width: number }, returning: boolean) => {
-    const byCount = new Map<number, SQLite.Statement<SqlValue[], number>>();
-    const statementFor = (rows: number): SQLite.Statement<SqlValue[], number> => {
-      let statement = byCount.get(rows);
-      if (!statement) {
-        const text = `insert into ${table} (${shape.columns}) values ${Array(rows).fill(shape.tuple).join(', ')}`;
-        statement = returning ? sqlite.prepare<SqlValue[], number>(`${text} returning id`).pluck() : sqlite.prepare<SqlValue[], number>(text);
-        byCount.set(rows, statement);
-      }
-      return statement;
-    };
-    return (values: SqlValue[]): number[] => {
-      const rows = values.length / shape.width;
-      let ids: number[] = [];
-      for (let start = 0; start < rows; start += CHUNK) {
-        const count = Math.min(CHUNK, rows - start);
-        const chunk = count === rows ? values : values.slice(start * shape.width, (start + count) * shape.width);
-        const statement = statementFor(count);
-        if (!returning) statement.run(...chunk);
-        else ids = ids.length === 0 ? statement.all(...chunk) : ids.concat(statement.all(...chunk));
-      }
-      return ids;
-    };
-  };
-  const insertMessages = multiInsert('messages', MESSAGE_INSERT, false);
+  const insertMessages = multiInsert(sqlite, 'messages', MESSAGE_INSERT, false);
   // Mirrors events/outbox.ts appendEvents, which is asynchronous and so cannot run in this transaction.
-  const insertEvents = multiInsert('outbox', EVENT_INSERT, true);
+  const insertEvents = multiInsert(sqlite, 'outbox', EVENT_INSERT, true);
   const updateChannel = sqlite.prepare<[number, number, number, string]>(
     'update channels set last_segment = ?, message_count = message_count + ?, last_activity = max(coalesce(last_activity, 0), ?) where id = ?',
   );
   const addChildren = sqlite.prepare<[number, string]>('update messages set children_number = children_number + ? where id = ?');
-  // An author has read their own message: the read marker moves up to it (their own messages were
-  // counted unread before session 9).
+  // An author has read their own message: the read marker moves up to it.
   const touchMember = sqlite.prepare<[number, number, string, string]>(
     "update channel_members set last_activity = max(coalesce(last_activity, 0), ?), read_to_segment = max(read_to_segment, ?) where channel_id = ? and user_id = ? and membership = 'member'",
   );
   const findUser = sqlite.prepare<[string], UserRow>('select * from users where id = ?');
 
-  const insertAll = sqlite.transaction((drafts: MessageDraft[]): WrittenBatch => {
-    const channels = new Map<string, ChannelTally | null>();
-    const parents = new Map<string, number>();
-    const members = new Map<string, { channelId: string; userId: string; at: number; segment: number }>();
-    const authors = new Map<string, UserRow | undefined>();
+  const reads: CreateReads = {
+    channel(channelId) {
+      const found = readChannel.get(channelId);
+      return found ? { closed: found.is_closed === 1, muteUntil: found.mute_until, lastSegment: found.last_segment } : undefined;
+    },
+    membership: (channelId, userId) => readMembership.get(channelId, userId),
+    isLiveParent: (parentId, channelId) => isLiveParent.get(parentId, channelId) !== undefined,
+  };
+
+  /** Writes what the rules decided; answers the committed events, as the relay would read them back. */
+  function write(plan: CreatePlan): OutboxEvent[] {
     const messageValues: SqlValue[] = [];
     const eventValues: SqlValue[] = [];
-    const tagValues: Array<[string, string]> = [];
-
-    const written: Array<{ row: MessageRow; json: string }> = [];
-
-    const outcomes = drafts.map((draft): CreateOutcome => {
-      let channel = channels.get(draft.channelId);
-      if (channel === undefined) {
-        const found = readChannel.get(draft.channelId);
-        channel = found ? { closed: found.is_closed === 1, muteUntil: found.mute_until, lastSegment: found.last_segment, added: 0, lastActivity: 0 } : null;
-        channels.set(draft.channelId, channel);
-      }
-      if (channel === null) return { failure: 'channelNotFound' };
-      if (channel.closed) return { failure: 'channelClosed' };
-      if (draft.asMember) {
-        // The send rules again inside the write transaction: a ban, mute or removal committed since the
-        // route's check is seen here (SQLite runs one write transaction at a time).
-        const refusal = posterRefusal({ mute_until: channel.muteUntil }, readMembership.get(draft.channelId, draft.userId), draft.createdAt);
-        if (refusal !== null) return { failure: refusal };
-      }
-      if (draft.parentId !== null && isLiveParent.get(draft.parentId, draft.channelId) === undefined) return { failure: 'parentNotFound' };
-
-      channel.lastSegment += 1;
-      channel.added += 1;
-      channel.lastActivity = Math.max(channel.lastActivity, draft.createdAt);
-      const row = rowOf(draft, channel.lastSegment);
+    for (const { row, event } of plan.written) {
       pushMessageValues(messageValues, row);
-      for (const tag of draft.tags) tagValues.push([row.id, tag]);
-      const json = presentCreatedMessageJson(row);
-      eventValues.push(row.channel_id, row.user_id, json, row.created_at);
-      written.push({ row, json });
-
-      if (draft.parentId !== null) parents.set(draft.parentId, (parents.get(draft.parentId) ?? 0) + 1);
-      members.set(memberKey(row.channel_id, row.user_id), { channelId: row.channel_id, userId: row.user_id, at: row.created_at, segment: row.segment });
-      if (!authors.has(row.user_id)) authors.set(row.user_id, findUser.get(row.user_id));
-      return { row, author: authors.get(row.user_id), event: messageCreatedEvent(row, json) };
-    });
-
-    insertMessages(messageValues);
-    for (const [messageId, tag] of tagValues) insertTag.run(messageId, tag);
-    const eventIds = insertEvents(eventValues);
-    for (const [channelId, channel] of channels) {
-      if (channel && channel.added > 0) updateChannel.run(channel.lastSegment, channel.added, channel.lastActivity, channelId);
+      eventValues.push(row.channel_id, row.user_id, event.json, row.created_at);
     }
-    for (const [parentId, added] of parents) addChildren.run(added, parentId);
-    for (const member of members.values()) touchMember.run(member.at, member.segment, member.channelId, member.userId);
-    // The events as the relay would read them back once committed (ids in row order: `returning id`).
-    const events = written.map(({ row, json }, index) =>
-      toOutboxEvent({ id: eventIds[index] as number, type: MESSAGE_CREATED, channel_id: row.channel_id, user_id: row.user_id, recipient_id: null, payload: json, created_at: row.created_at }),
+    insertMessages(messageValues);
+    for (const { messageId, tag } of plan.tags) insertTag.run(messageId, tag);
+    const eventIds = insertEvents(eventValues);
+    for (const [channelId, channel] of plan.channels) updateChannel.run(channel.lastSegment, channel.added, channel.lastActivity, channelId);
+    for (const [parentId, added] of plan.parents) addChildren.run(added, parentId);
+    for (const author of plan.authors.values()) touchMember.run(author.at, author.segment, author.channelId, author.userId);
+    // Ids in row order (`returning id`).
+    return plan.written.map(({ row, event }, index) =>
+      toOutboxEvent({
+        id: eventIds[index] as number,
+        type: MESSAGE_CREATED,
+        channel_id: row.channel_id,
+        user_id: row.user_id,
+        recipient_id: null,
+        payload: event.json,
+        created_at: row.created_at,
+      }),
     );
-    return { outcomes, events };
+  }
+
+  const insertAll = sqlite.transaction((drafts: MessageDraft[]): { outcomes: CreateOutcome[]; events: OutboxEvent[] } => {
+    const plan = planCreates(drafts, reads);
+    const events = write(plan);
+    const authors = new Map<string, UserRow | undefined>();
+    const authorOf = (userId: string): UserRow | undefined => {
+      if (!authors.has(userId)) authors.set(userId, findUser.get(userId));
+      return authors.get(userId);
+    };
+    return { outcomes: outcomesOf(plan, authorOf), events };
   });
 
   return {
-    /** One transaction for the whole batch; an unexpected error rolls all of it back (the caller retries singly). */
-    insertBatch(drafts: MessageDraft[]): Promise<WrittenBatch> {
-      return db.connection().execute(async () => insertAll.immediate(drafts));
+    async insertBatch(drafts) {
+      return db.connection().execute(async () => {
+        const { outcomes, events } = insertAll.immediate(drafts);
+        // Committed: the relay takes the events as they are, with no read back.
+        announceCommittedEvents(db, events);
+        return outcomes;
+      });
     },
   };
 }

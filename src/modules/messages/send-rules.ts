@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { type ChannelRow, CONVERSATION_TYPE, createChannelsStore, type MemberRow } from '../channels/channels.store.js';
 

@@ -22,9 +22,36 @@ const DENSE_DEPTH = 2;
 /** Most cells in all complete rows together (4 bytes each: 16 MB). */
 const DENSE_CELLS = 1 << 22;
 
-export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
-  // The trie as first-child / next-sibling lists in typed arrays (no object per node); the root's
-  // children, which can be thousands, also go in a Map. Nodes never outnumber pattern characters + 1.
+/** The trie as first-child / next-sibling lists in typed arrays (no object per node). */
+interface Trie {
+  count: number;
+  firstChild: Int32Array;
+  nextSibling: Int32Array;
+  label: Int32Array;
+  /** The index of the pattern ending at a node, or -1. */
+  terminal: Int32Array;
+  childCount: Int32Array;
+}
+
+/** The trie's edges in compressed rows (CSR), each row sorted by code point. */
+interface Edges {
+  count: number;
+  edges: number;
+  edgeStart: Int32Array;
+  edgeChars: Int32Array;
+  edgeTargets: Int32Array;
+}
+
+/** Failure links in breadth-first order; `found` is the pattern ending at a node or at a suffix of it. */
+interface FailureLinks {
+  fail: Int32Array;
+  found: Int32Array;
+  /** Every node but the root, breadth-first. */
+  order: Int32Array;
+}
+
+/** The patterns' trie. The root's children, which can be thousands, also go in a Map. Nodes never outnumber pattern characters + 1. */
+function buildTrie(patterns: readonly Int32Array[]): Trie {
   let capacity = 1;
   for (const pattern of patterns) capacity += pattern.length;
   const firstChild = new Int32Array(capacity).fill(-1);
@@ -52,7 +79,11 @@ export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
     }
     if (terminal[node] === -1) terminal[node] = index;
   });
+  return { count, firstChild, nextSibling, label, terminal, childCount };
+}
 
+function compressEdges(trie: Trie): Edges {
+  const { count, firstChild, nextSibling, label, childCount } = trie;
   const edgeStart = new Int32Array(count + 1);
   let edges = 0;
   for (let node = 0; node < count; node++) {
@@ -73,8 +104,12 @@ export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
     }
     for (let i = from; i < at; i++) edgeChars[i] = label[edgeTargets[i] as number] as number;
   }
+  return { count, edges, edgeStart, edgeChars, edgeTargets };
+}
 
-  function step(node: number, cp: number): number {
+/** The trie's goto function: the child of `node` by `cp`, or -1; a linear search on short rows, bisection on long ones. */
+function stepperOf({ edgeStart, edgeChars, edgeTargets }: Edges): (node: number, cp: number) => number {
+  return (node, cp) => {
     let low = edgeStart[node] as number;
     let high = (edgeStart[node + 1] as number) - 1;
     if (high - low < 8) {
@@ -89,9 +124,11 @@ export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
       else high = middle - 1;
     }
     return -1;
-  }
+  };
+}
 
-  // Failure links in breadth-first order; `found` is the pattern ending here or at a suffix.
+function failureLinks(edges: Edges, terminal: Int32Array, step: (node: number, cp: number) => number): FailureLinks {
+  const { count, edgeStart, edgeChars, edgeTargets } = edges;
   const fail = new Int32Array(count);
   const found = new Int32Array(count).fill(-1);
   const queue = new Int32Array(count);
@@ -120,17 +157,16 @@ export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
       queue[tail++] = child;
     }
   }
+  return { fail, found, order: queue.subarray(0, tail) };
+}
 
-  // Complete transition rows (goto and failure folded into one table read) for the shallow nodes,
-  // where a scan spends most of its steps: every character that continues no pattern falls back to
-  // them. Columns are the code points that occur in some pattern (any other one leads to the root).
-  // Rows are added breadth-first while the table stays under DENSE_CELLS, so a rule set over a huge
-  // alphabet (thousands of CJK characters) gets fewer of them, never an unbounded table.
+/** The patterns' alphabet: a column per code point that occurs in some pattern. */
+function alphabetOf(edges: Edges): { symbols: number; symbolFor: (cp: number) => number; symbolChars: Int32Array } {
   const symbolOf = new Int32Array(BMP_SIZE).fill(-1);
   const astralSymbols = new Map<number, number>();
   let symbols = 0;
-  for (let i = 0; i < edges; i++) {
-    const cp = edgeChars[i] as number;
+  for (let i = 0; i < edges.edges; i++) {
+    const cp = edges.edgeChars[i] as number;
     if (cp >= 0 && cp < BMP_SIZE) {
       if (symbolOf[cp] === -1) symbolOf[cp] = symbols++;
     } else if (!astralSymbols.has(cp)) astralSymbols.set(cp, symbols++);
@@ -139,15 +175,26 @@ export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
   const symbolChars = new Int32Array(symbols);
   for (let cp = 0; cp < BMP_SIZE; cp++) if (symbolOf[cp] !== -1) symbolChars[symbolOf[cp] as number] = cp;
   for (const [cp, symbol] of astralSymbols) symbolChars[symbol] = cp;
+  return { symbols, symbolFor, symbolChars };
+}
 
+/**
+ * Complete transition rows (goto and failure folded into one table read) for the shallow nodes,
+ * where a scan spends most of its steps: every character that continues no pattern falls back to
+ * them. Columns are the code points that occur in some pattern (any other one leads to the root).
+ * Rows are added breadth-first while the table stays under DENSE_CELLS, so a rule set over a huge
+ * alphabet (thousands of CJK characters) gets fewer of them, never an unbounded table.
+ */
+function denseRows(edges: Edges, links: FailureLinks, step: (node: number, cp: number) => number) {
+  const { count, edgeStart, edgeTargets } = edges;
+  const { symbols, symbolFor, symbolChars } = alphabetOf(edges);
   const depth = new Int32Array(count);
-  for (let i = 0; i < tail; i++) {
-    const node = queue[i] as number;
+  for (const node of links.order) {
     for (let e = edgeStart[node] as number; e < (edgeStart[node + 1] as number); e++) depth[edgeTargets[e] as number] = (depth[node] as number) + 1;
   }
   const denseRow = new Int32Array(count).fill(-1);
   const maxRows = symbols === 0 ? 0 : Math.max(1, Math.floor(DENSE_CELLS / symbols));
-  const order = [0, ...queue.subarray(0, tail)];
+  const order = [0, ...links.order];
   let rows = 0;
   for (const node of order) {
     if (rows >= maxRows || (depth[node] as number) > DENSE_DEPTH) break;
@@ -159,17 +206,26 @@ export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
     const row = denseRow[node] as number;
     if (row === -1) break;
     const base = row * symbols;
-    const failBase = node === 0 ? -1 : (denseRow[fail[node] as number] as number) * symbols;
+    const failBase = node === 0 ? -1 : (denseRow[links.fail[node] as number] as number) * symbols;
     for (let symbol = 0; symbol < symbols; symbol++) {
       const next = step(node, symbolChars[symbol] as number);
       table[base + symbol] = next !== -1 ? next : node === 0 ? 0 : (table[failBase + symbol] as number);
     }
   }
+  return { symbols, symbolFor, denseRow, table };
+}
 
+export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
+  const trie = buildTrie(patterns);
+  const edges = compressEdges(trie);
+  const step = stepperOf(edges);
+  const links = failureLinks(edges, trie.terminal, step);
+  const { fail, found } = links;
+  const { symbols, symbolFor, denseRow, table } = denseRows(edges, links, step);
   return {
     size: patterns.length,
     firstMatch(codes, length) {
-      if (edges === 0) return -1;
+      if (edges.edges === 0) return -1;
       let node = 0;
       for (let i = 0; i < length; i++) {
         const cp = codes[i] as number;

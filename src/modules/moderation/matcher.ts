@@ -1,6 +1,7 @@
 import { type Automaton, buildAutomaton } from './automaton.js';
 import { foldRule, foldText } from './fold.js';
-import { extractLinks, hostWithinDnsLimits, type Link, parseWhitelistRule } from './links.js';
+import { hostWithinDnsLimits, parseWhitelistRule } from './link-hosts.js';
+import { extractLinks, type Link } from './links.js';
 
 /**
  * The enabled rules compiled into one checker: an Aho-Corasick automaton for every blacklisted word

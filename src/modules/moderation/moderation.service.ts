@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { EventBus } from '../../events/bus.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { compileMatcher, EMPTY_MATCHER, type Matcher, type Violation } from './matcher.js';
-import { createRulesStore } from './rules.store.js';
+import { createRulesStore, type RuleRow } from './rules.store.js';
 
 /** Bus topic announcing a rule change; the message is the new rules version. */
 export const RULES_TOPIC = 'moderation.rules';
@@ -41,6 +41,31 @@ function stringsOf(value: unknown, field: string): CheckedText[] {
   return found.reverse();
 }
 
+function matcherOf(rows: ReadonlyArray<Pick<RuleRow, 'kind' | 'pattern' | 'is_match_exact_word'>>): Matcher {
+  return compileMatcher({
+    blacklist: rows.filter((row) => row.kind === 'blacklist').map((row) => ({ word: row.pattern, exactWord: row.is_match_exact_word === 1 })),
+    whitelist: rows.filter((row) => row.kind === 'whitelist').map((row) => row.pattern),
+  });
+}
+
+/** Runs `work` one call at a time; callers arriving while a run waits to start share that run. */
+function oneAtATime(work: () => Promise<void>): () => Promise<void> {
+  let current: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | null = null;
+  return () => {
+    if (queued) return queued;
+    const next = current
+      .catch(() => undefined)
+      .then(() => {
+        queued = null;
+        return work();
+      });
+    queued = next;
+    current = next;
+    return next;
+  };
+}
+
 /**
  * Holds the enabled rules compiled into one matcher and keeps it current:
  * - on this instance, the rules service calls rebuild() right after a rule write commits;
@@ -61,35 +86,18 @@ export function createModerationService(deps: {
   let matcher: Matcher = EMPTY_MATCHER;
   let loadedVersion: string | null = null;
   let checkedAt = Number.NEGATIVE_INFINITY;
-  let current: Promise<void> = Promise.resolve();
-  let queued: Promise<void> | null = null;
   let checking: Promise<void> | null = null;
 
   async function load(): Promise<void> {
     // The version is read before the rules: rules newer than the version only cause one more rebuild.
     const version = await store.readVersion();
-    const rows = await store.listEnabled();
-    matcher = compileMatcher({
-      blacklist: rows.filter((row) => row.kind === 'blacklist').map((row) => ({ word: row.pattern, exactWord: row.is_match_exact_word === 1 })),
-      whitelist: rows.filter((row) => row.kind === 'whitelist').map((row) => row.pattern),
-    });
+    matcher = matcherOf(await store.listEnabled());
     loadedVersion = version;
     checkedAt = now();
   }
 
-  /** Recompiles from the database. Rebuilds run one at a time; callers arriving while one waits share it. */
-  function rebuild(): Promise<void> {
-    if (queued) return queued;
-    const next = current
-      .catch(() => undefined)
-      .then(() => {
-        queued = null;
-        return load();
-      });
-    queued = next;
-    current = next;
-    return next;
-  }
+  /** Recompiles from the database. */
+  const rebuild = oneAtATime(load);
 
   async function refreshIfStale(): Promise<void> {
     if (now() - checkedAt < STALE_AFTER_MS) return;

@@ -1,16 +1,18 @@
 import type { Clock } from '../../clock.js';
-import { AppError, type ErrorDetail, notFound } from '../../http/errors.js';
+import { AppError, type ErrorDetail, notFound } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 import { foldKey } from './fold.js';
-import { parseWhitelistRule } from './links.js';
+import { parseWhitelistRule } from './link-hosts.js';
 import type { ModerationService } from './moderation.service.js';
 import { createRulesStore, type RuleKind, type RuleRow, type RulesStore } from './rules.store.js';
 
 export interface RuleChanges {
-  /** The new word or URL (the body's `ruleId` in PUT). */
+  /** The new word or URL (the body's `regex` or `ruleId` in PUT). */
   word?: string | undefined;
+  /** Where the word came from, named in errors; `body.ruleId` unless said. */
+  wordField?: string | undefined;
   isMatchExactWord?: boolean | undefined;
   isEnabled?: boolean | undefined;
 }
@@ -30,6 +32,49 @@ export function ruleKeyOf(kind: RuleKind, word: string): string | null {
 
 function invalid(kind: RuleKind, field: string): ErrorDetail {
   return { field, message: kind === 'blacklist' ? 'must contain a visible word' : 'must be a domain or URL, such as example.com or https://example.com/docs' };
+}
+
+/** The rule key of each word, or 422 naming every word that makes no rule. */
+function keysOf(kind: RuleKind, words: readonly string[], field: (index: number) => string): string[] {
+  const keys: string[] = [];
+  const problems: ErrorDetail[] = [];
+  words.forEach((word, index) => {
+    const key = word.length <= MAX_RULE_LENGTH[kind] ? ruleKeyOf(kind, word) : null;
+    if (key === null) problems.push(invalid(kind, field(index)));
+    keys.push(key ?? '');
+  });
+  if (problems.length > 0) throw new AppError('parameters', `${problems.map((problem) => problem.field).join(', ')}: ${problems[0]?.message ?? ''}.`, { detail: problems });
+  return keys;
+}
+
+/** 409 naming the rules that already hold these words. */
+function refuseTaken(taken: readonly RuleRow[]): void {
+  if (taken.length === 0) return;
+  throw new AppError('alreadyExists', `Rule already exists: ${taken.map((row) => row.pattern).join(', ')}.`, {
+    detail: taken.map((row) => ({ field: 'body.regexs', message: `${row.pattern} is rule ${row.id}` })),
+  });
+}
+
+/** One new rule per distinct key, in the order of the words. */
+function newRuleRows(kind: RuleKind, words: readonly string[], keys: readonly string[], isMatchExactWord: boolean, now: number): RuleRow[] {
+  const rows: RuleRow[] = [];
+  const seen = new Set<string>();
+  words.forEach((word, index) => {
+    const key = keys[index] as string;
+    if (seen.has(key)) return;
+    seen.add(key);
+    rows.push({
+      id: newObjectId(now),
+      kind,
+      pattern: word.trim(),
+      pattern_key: key,
+      is_match_exact_word: kind === 'blacklist' && isMatchExactWord ? 1 : 0,
+      is_enabled: 1,
+      created_at: now,
+      updated_at: now,
+    });
+  });
+  return rows;
 }
 
 /** The admin API's blacklist and whitelist records. Every write bumps the rules version and rebuilds the matcher after commit. */
@@ -57,25 +102,6 @@ export function createRulesService(deps: { db: Executor; clock: Clock; moderatio
     return result;
   }
 
-  function keysOf(kind: RuleKind, words: readonly string[], field: (index: number) => string): string[] {
-    const keys: string[] = [];
-    const problems: ErrorDetail[] = [];
-    words.forEach((word, index) => {
-      const key = word.length <= MAX_RULE_LENGTH[kind] ? ruleKeyOf(kind, word) : null;
-      if (key === null) problems.push(invalid(kind, field(index)));
-      keys.push(key ?? '');
-    });
-    if (problems.length > 0) throw new AppError('parameters', `${problems.map((problem) => problem.field).join(', ')}: ${problems[0]?.message ?? ''}.`, { detail: problems });
-    return keys;
-  }
-
-  function refuseTaken(taken: readonly RuleRow[]): void {
-    if (taken.length === 0) return;
-    throw new AppError('alreadyExists', `Rule already exists: ${taken.map((row) => row.pattern).join(', ')}.`, {
-      detail: taken.map((row) => ({ field: 'body.regexs', message: `${row.pattern} is rule ${row.id}` })),
-    });
-  }
-
   return {
     /** Every rule of the kind, oldest first; `filter` keeps the rules for those words or URLs. */
     async list(kind: RuleKind, filter: readonly string[] | undefined): Promise<RuleRow[]> {
@@ -88,25 +114,9 @@ export function createRulesService(deps: { db: Executor; clock: Clock; moderatio
     async create(kind: RuleKind, words: readonly string[], isMatchExactWord: boolean): Promise<RuleRow[]> {
       const keys = keysOf(kind, words, (index) => `body.regexs[${index}]`);
       const now = clock.now();
-      const rows: RuleRow[] = [];
-      const seen = new Set<string>();
-      words.forEach((word, index) => {
-        const key = keys[index] as string;
-        if (seen.has(key)) return;
-        seen.add(key);
-        rows.push({
-          id: newObjectId(now),
-          kind,
-          pattern: word.trim(),
-          pattern_key: key,
-          is_match_exact_word: kind === 'blacklist' && isMatchExactWord ? 1 : 0,
-          is_enabled: 1,
-          created_at: now,
-          updated_at: now,
-        });
-      });
+      const rows = newRuleRows(kind, words, keys, isMatchExactWord, now);
       return write(async (store) => {
-        refuseTaken(await store.list(kind, [...seen]));
+        refuseTaken(await store.list(kind, rows.map((row) => row.pattern_key)));
         await store.insert(rows);
         return rows;
       });
@@ -135,10 +145,10 @@ export function createRulesService(deps: { db: Executor; clock: Clock; moderatio
      */
     async update(kind: RuleKind, ruleId: string, changes: RuleChanges): Promise<RuleRow> {
       if (changes.word === undefined && changes.isMatchExactWord === undefined && changes.isEnabled === undefined) {
-        const fields = kind === 'blacklist' ? 'ruleId (the new word), isMatchExactWord or isEnabled' : 'ruleId (the new URL) or isEnabled';
+        const fields = kind === 'blacklist' ? 'regex or ruleId (the new word), isMatchExactWord or isEnabled' : 'regex or ruleId (the new URL) or isEnabled';
         throw new AppError('parameters', `Give at least one of ${fields}.`, { detail: [{ field: 'body', message: `give at least one of ${fields}` }] });
       }
-      const key = changes.word === undefined ? null : (keysOf(kind, [changes.word], () => 'body.ruleId')[0] as string);
+      const key = changes.word === undefined ? null : (keysOf(kind, [changes.word], () => changes.wordField ?? 'body.ruleId')[0] as string);
       return write(async (store) => {
         const [existing] = await store.findByIds(kind, [ruleId]);
         if (!existing) throw notFound('Rule');

@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { createMessageFlagsStore } from './message-flags.store.js';

@@ -1,12 +1,12 @@
 import type { Clock } from '../../clock.js';
 import { appendEvents } from '../../events/outbox.js';
-import { AppError, notFound } from '../../http/errors.js';
-import type { Paging, PageTokens } from '../../http/paging.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import type { Paging, PageTokens } from '../../shared/paging.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
-import { createChannelsStore } from '../channels/channels.store.js';
-import { createUsersStore, type UserRow } from '../users/users.store.js';
+import type { MemberRow } from '../channels/channels.types.js';
+import type { UserRow } from '../users/users.types.js';
 import { presentReactionEvent, type ReactionSummary } from './reactions.present.js';
 import { createReactionsStore, type ReactedMessage, type ReactionRow, type ReactionsStore } from './reactions.store.js';
 
@@ -54,35 +54,85 @@ function liveOrNotFound(message: ReactedMessage | undefined): ReactedMessage {
   return message;
 }
 
+/** Rebuilds the message's `reactions` map and `reactionsCount` from its counts, inside the change's transaction. */
+async function refreshSummary(inTrx: ReactionsStore, message: ReactedMessage, now: number): Promise<ReactionSummary> {
+  // No prototype: a reaction named `__proto__` must be a key like any other, not replace the prototype.
+  const reactions: Record<string, number> = Object.create(null);
+  let reactionsCount = 0;
+  for (const row of await inTrx.countsOf(message.id)) {
+    reactions[row.reaction_name] = row.reaction_count;
+    reactionsCount += row.reaction_count;
+  }
+  await inTrx.writeSummary(message.id, JSON.stringify(reactions), reactionsCount, now);
+  return { messageId: message.id, channelId: message.channel_id, reactions, reactionsCount };
+}
+
+/** The reactors of a live message, in reaction order, paged by skip + limit or by token. */
+async function listReactors(
+  store: ReactionsStore,
+  pageTokens: PageTokens,
+  findUsers: (userIds: readonly string[]) => Promise<UserRow[]>,
+  query: ReactorsQuery,
+): Promise<{ rows: ReactionRow[]; users: UserRow[]; paging: Paging }> {
+  liveOrNotFound(await store.findMessage(query.messageId));
+  const limit = query.limit ?? DEFAULT_REACTORS_LIMIT;
+  let reactionName = query.reactionName ?? null;
+  let cursor: ReactorCursor | null = null;
+  if (query.token !== undefined) {
+    cursor = pageTokens.decode(query.token, isReactorCursor);
+    // A token pages the listing it came from; used on another message or filter it is not valid.
+    if (cursor.m !== query.messageId || (reactionName !== null && reactionName !== cursor.n)) throw new AppError('badRequest', 'Query token is invalid.');
+    reactionName = cursor.n === '' ? null : cursor.n;
+  }
+  const backwards = cursor?.d === 'p';
+  const fetched = await store.listReactors({
+    messageId: query.messageId,
+    reactionName,
+    after: cursor?.d === 'n' ? { at: cursor.t, id: cursor.r } : null,
+    before: backwards ? { at: (cursor as ReactorCursor).t, id: (cursor as ReactorCursor).r } : null,
+    skip: cursor === null ? (query.skip ?? 0) : 0,
+    order: backwards ? 'desc' : 'asc',
+    limit: limit + 1,
+  });
+  const hasMore = fetched.length > limit;
+  const page = fetched.slice(0, limit);
+  const rows = backwards ? page.reverse() : page;
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  const tokenAt = (row: ReactionRow, d: 'n' | 'p') => pageTokens.encode({ m: query.messageId, n: reactionName ?? '', r: row.id, t: Number(row.created_at), d });
+  const hasEarlier = backwards ? hasMore : cursor !== null || (query.skip ?? 0) > 0;
+  const paging: Paging = {
+    next: last && (backwards || hasMore) ? tokenAt(last, 'n') : null,
+    prev: first && hasEarlier ? tokenAt(first, 'p') : null,
+  };
+  const reactors = await findUsers([...new Set(rows.map((row) => row.user_id))]);
+  return { rows, users: reactors, paging };
+}
+
+/** Inside a write: the message's channel locked shared (PostgreSQL), and the user a member of it. */
+async function requireMemberUnderLock(inTrx: ReactionsStore, messageId: string, userId: string): Promise<void> {
+  const message = liveOrNotFound(await inTrx.findMessage(messageId));
+  if ((await inTrx.membershipUnderLock(message.channel_id, userId)) !== 'member') {
+    throw new AppError('permissionDenied', 'Not a member of the channel.');
+  }
+}
+
 /** Checks a reaction name before it is added (the moderation rules); throws to refuse it. */
 export type ReactionNameGuard = (actor: ReactionActor, reactionName: string) => void | Promise<void>;
 
-export function createReactionsService(deps: { db: Executor; dialect: Dialect; clock: Clock; pageTokens: PageTokens; nameGuards?: readonly ReactionNameGuard[] }) {
+export function createReactionsService(deps: {
+  db: Executor;
+  dialect: Dialect;
+  clock: Clock;
+  pageTokens: PageTokens;
+  /** The channels module's lookup: a member surface reacts only in channels the caller is a member of. */
+  findMember: (channelId: string, userId: string) => Promise<MemberRow | undefined>;
+  /** The users module's lookup: the reactors of a listing. */
+  findUsers: (userIds: readonly string[]) => Promise<UserRow[]>;
+  nameGuards?: readonly ReactionNameGuard[];
+}) {
   const { db, dialect, clock, pageTokens } = deps;
   const store = createReactionsStore(db, dialect);
-  const channels = createChannelsStore(db, dialect);
-  const users = createUsersStore(db);
-
-  /** Rebuilds the message's `reactions` map and `reactionsCount` from its counts, inside the change's transaction. */
-  async function refreshSummary(inTrx: ReactionsStore, message: ReactedMessage, now: number): Promise<ReactionSummary> {
-    // No prototype: a reaction named `__proto__` must be a key like any other, not replace the prototype.
-    const reactions: Record<string, number> = Object.create(null);
-    let reactionsCount = 0;
-    for (const row of await inTrx.countsOf(message.id)) {
-      reactions[row.reaction_name] = row.reaction_count;
-      reactionsCount += row.reaction_count;
-    }
-    await inTrx.writeSummary(message.id, JSON.stringify(reactions), reactionsCount, now);
-    return { messageId: message.id, channelId: message.channel_id, reactions, reactionsCount };
-  }
-
-  /** Inside a write: the message's channel locked shared (PostgreSQL), and the user a member of it. */
-  async function requireMemberUnderLock(trx: Executor, messageId: string, userId: string): Promise<void> {
-    const message = liveOrNotFound(await createReactionsStore(trx, dialect).findMessage(messageId));
-    if ((await createChannelsStore(trx, dialect).membershipUnderLock(message.channel_id, userId)) !== 'member') {
-      throw new AppError('permissionDenied', 'Not a member of the channel.');
-    }
-  }
 
   /**
    * One reaction change in one transaction: lock the message, change the reaction row and its count,
@@ -100,7 +150,7 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
       // A member's reaction is judged by their membership at commit: a ban committed between the
       // route's check and this write let it through on PostgreSQL (and its event reached the channel).
       // The channel is locked before the message, in the order a close takes them.
-      if (actor.asMember === true) await requireMemberUnderLock(trx, messageId, actor.userId);
+      if (actor.asMember === true) await requireMemberUnderLock(inTrx, messageId, actor.userId);
       const message = liveOrNotFound(await inTrx.lockMessage(messageId));
       const reaction = await apply(inTrx, message, now);
       const summary = await refreshSummary(inTrx, message, now);
@@ -141,40 +191,8 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
     },
 
     /** The reactors of a live message, in reaction order, paged by skip + limit or by token. */
-    async reactors(query: ReactorsQuery): Promise<{ rows: ReactionRow[]; users: UserRow[]; paging: Paging }> {
-      liveOrNotFound(await store.findMessage(query.messageId));
-      const limit = query.limit ?? DEFAULT_REACTORS_LIMIT;
-      let reactionName = query.reactionName ?? null;
-      let cursor: ReactorCursor | null = null;
-      if (query.token !== undefined) {
-        cursor = pageTokens.decode(query.token, isReactorCursor);
-        // A token pages the listing it came from; used on another message or filter it is not valid.
-        if (cursor.m !== query.messageId || (reactionName !== null && reactionName !== cursor.n)) throw new AppError('badRequest', 'Query token is invalid.');
-        reactionName = cursor.n === '' ? null : cursor.n;
-      }
-      const backwards = cursor?.d === 'p';
-      const fetched = await store.listReactors({
-        messageId: query.messageId,
-        reactionName,
-        after: cursor?.d === 'n' ? { at: cursor.t, id: cursor.r } : null,
-        before: backwards ? { at: (cursor as ReactorCursor).t, id: (cursor as ReactorCursor).r } : null,
-        skip: cursor === null ? (query.skip ?? 0) : 0,
-        order: backwards ? 'desc' : 'asc',
-        limit: limit + 1,
-      });
-      const hasMore = fetched.length > limit;
-      const page = fetched.slice(0, limit);
-      const rows = backwards ? page.reverse() : page;
-      const first = rows[0];
-      const last = rows[rows.length - 1];
-      const tokenAt = (row: ReactionRow, d: 'n' | 'p') => pageTokens.encode({ m: query.messageId, n: reactionName ?? '', r: row.id, t: Number(row.created_at), d });
-      const hasEarlier = backwards ? hasMore : cursor !== null || (query.skip ?? 0) > 0;
-      const paging: Paging = {
-        next: last && (backwards || hasMore) ? tokenAt(last, 'n') : null,
-        prev: first && hasEarlier ? tokenAt(first, 'p') : null,
-      };
-      const reactors = await users.findByIds([...new Set(rows.map((row) => row.user_id))]);
-      return { rows, users: reactors, paging };
+    reactors(query: ReactorsQuery): Promise<{ rows: ReactionRow[]; users: UserRow[]; paging: Paging }> {
+      return listReactors(store, pageTokens, deps.findUsers, query);
     },
 
     /** Live messages with the most reactions of one name, most first (limit 1..100, already defaulted). */
@@ -183,15 +201,18 @@ export function createReactionsService(deps: { db: Executor; dialect: Dialect; c
       return rows.map((row) => ({ messageId: row.message_id, reactionsCount: row.reaction_count }));
     },
 
+    /** Inside the caller's write: the message's channel locked shared (PostgreSQL), and the user a member of it. */
+    requireMemberUnderLock(trx: Executor, messageId: string, userId: string): Promise<void> {
+      return requireMemberUnderLock(createReactionsStore(trx, dialect), messageId, userId);
+    },
+
     /**
      * For the client API: the live message, provided the user is a member of its channel. Missing or
      * deleted is 404; not a member (never joined, left, or banned) is 403 / 400301.
      */
-    requireMemberUnderLock,
-
     async messageForMember(userId: string, messageId: string): Promise<ReactedMessage> {
       const message = liveOrNotFound(await store.findMessage(messageId));
-      const member = await channels.findMember(message.channel_id, userId);
+      const member = await deps.findMember(message.channel_id, userId);
       if (member?.membership !== 'member') throw new AppError('permissionDenied', 'Not a member of the channel.');
       return message;
     },

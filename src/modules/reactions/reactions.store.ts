@@ -24,7 +24,8 @@ export interface ReactorPageQuery {
   limit: number;
 }
 
-export function createReactionsStore(db: Executor, dialect: Dialect) {
+/** A reaction change: the message and the reactor's membership read under lock, the reaction row and its count. */
+function reactionWrites(db: Executor, dialect: Dialect) {
   return {
     async findMessage(id: string): Promise<ReactedMessage | undefined> {
       return db.selectFrom('messages').select(['id', 'channel_id', 'user_id', 'is_deleted']).where('id', '=', id).executeTakeFirst();
@@ -39,6 +40,17 @@ export function createReactionsStore(db: Executor, dialect: Dialect) {
     async lockMessage(id: string): Promise<ReactedMessage | undefined> {
       const select = db.selectFrom('messages').select(['id', 'channel_id', 'user_id', 'is_deleted']).where('id', '=', id);
       return (dialect === 'postgres' ? select.forNoKeyUpdate() : select).executeTakeFirst();
+    },
+
+    /**
+     * A user's membership of a channel, read under a shared lock of the channel row on PostgreSQL: a
+     * ban, removal or close (which lock it for update) runs wholly before or after the caller's
+     * transaction, so a reaction written next is judged by the membership at its commit.
+     */
+    async membershipUnderLock(channelId: string, userId: string): Promise<string | undefined> {
+      if (dialect === 'postgres') await db.selectFrom('channels').select('id').where('id', '=', channelId).forShare().execute();
+      const row = await db.selectFrom('channel_members').select('membership').where('channel_id', '=', channelId).where('user_id', '=', userId).executeTakeFirst();
+      return row?.membership;
     },
 
     /** Adds a reaction unless the user already has this one on the message; answers whether it was added. */
@@ -86,7 +98,12 @@ export function createReactionsStore(db: Executor, dialect: Dialect) {
         .execute();
       await db.deleteFrom('message_reaction_counts').where('message_id', '=', messageId).where('reaction_name', '=', reactionName).where('reaction_count', '<=', 0).execute();
     },
+  };
+}
 
+/** The message's reaction summary, its reactors, and the most reacted messages. */
+function summaryQueries(db: Executor) {
+  return {
     /** The message's counts by name, in name order. */
     async countsOf(messageId: string): Promise<Array<{ reaction_name: string; reaction_count: number }>> {
       return db
@@ -150,6 +167,10 @@ export function createReactionsStore(db: Executor, dialect: Dialect) {
       }
     },
   };
+}
+
+export function createReactionsStore(db: Executor, dialect: Dialect) {
+  return { ...reactionWrites(db, dialect), ...summaryQueries(db) };
 }
 
 export type ReactionsStore = ReturnType<typeof createReactionsStore>;

@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { isPermission } from './permissions.js';
 import { createRolesStore, type RoleRow } from './roles.store.js';

@@ -1,7 +1,7 @@
 import type { Executor } from '../../storage/database.js';
-import type { RolesTable } from '../../storage/schema.js';
+import type { RoleRow } from './roles.types.js';
 
-export type RoleRow = RolesTable;
+export type { RoleRow } from './roles.types.js';
 
 export function createRolesStore(db: Executor) {
   return {
@@ -12,6 +12,24 @@ export function createRolesStore(db: Executor) {
         select = select.where('public_id', 'in', publicIds);
       }
       return select.orderBy('public_id').execute();
+    },
+
+    /** The JSON list of the user's global roles (users.roles); undefined when there is no such user. */
+    async globalRolesOf(userId: string): Promise<string | undefined> {
+      return (await db.selectFrom('users').select('roles').where('id', '=', userId).executeTakeFirst())?.roles;
+    },
+
+    /** The JSON list of the user's roles inside a channel, while they are a member of it. */
+    async channelRolesOf(channelId: string, userId: string): Promise<string | undefined> {
+      const member = await db
+        .selectFrom('channel_members')
+        .select('roles')
+        .where('channel_id', '=', channelId)
+        .where('user_id', '=', userId)
+        // A ban keeps the row (membership 'banned') with its roles; they count only for a member.
+        .where('membership', '=', 'member')
+        .executeTakeFirst();
+      return member?.roles;
     },
 
     /** Creates each role or replaces its permissions, keeping createdAt of existing ones. */

@@ -1,7 +1,10 @@
+import type { CommentRecord, PostReactionRecord, PostRecord } from './social.present.js';
+
 /**
- * The domain events of communities, posts, comments and post reactions, as written to the outbox in
- * the writing transaction. `at` is the write's activity-clock time (unique, in commit order); actor
- * names and avatars are as they were at the event, which is what the tray must show.
+ * The domain events of communities, posts, comments and post reactions (their entries in the event
+ * catalogue, events/catalogue.ts), as written to the outbox in the writing transaction. `at` is the
+ * write's activity-clock time (unique, in commit order); actor names and avatars are as they were at
+ * the event, which is what the tray must show.
  */
 export const SOCIAL_EVENT_TYPES = [
   'post.created',
@@ -41,8 +44,8 @@ export interface SocialEventData {
   parentId?: string | null;
   /** Reactions only. */
   reactionName?: string;
-  /** The public record (post, comment or reaction), for stream and webhook consumers. */
-  record?: unknown;
+  /** The public record (post, comment or reaction) of a creation, for stream and webhook consumers. */
+  record?: PostRecord | CommentRecord | PostReactionRecord;
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string';

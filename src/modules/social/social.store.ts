@@ -1,7 +1,7 @@
-import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { CommentsTable, CommunitiesTable, CommunityMembersTable, PostReactionsTable, PostsTable } from '../../storage/schema.js';
+import type { MembershipInterval } from './social.types.js';
 
 export type CommunityRow = CommunitiesTable;
 export type MembershipRow = CommunityMembersTable;
@@ -9,25 +9,8 @@ export type PostRow = PostsTable;
 export type CommentRow = CommentsTable;
 export type PostReactionRow = PostReactionsTable;
 
-/** A stint of membership as the tray reads it: joinedAt < t < leftAt (leftAt null: still a member). */
-export interface MembershipInterval {
-  communityId: string;
-  joinedAt: number;
-  leftAt: number | null;
-}
-
-/**
- * `intervalsOf` as a prepared statement on the raw SQLite connection (storage.sqlite), for the tray's
- * history fast path; same rows as the Kysely version. Call it only while holding Kysely's connection.
- */
-export function createSqliteIntervalsReader(sqlite: SQLite.Database): (userId: string, since: number) => MembershipInterval[] {
-  const select = sqlite.prepare<[string, number], { community_id: string; joined_at: number; left_at: number | null }>(
-    'select community_id, joined_at, left_at from community_members where user_id = ? and (left_at is null or left_at >= ?)',
-  );
-  return (userId, since) => select.all(userId, since).map((row) => ({ communityId: row.community_id, joinedAt: Number(row.joined_at), leftAt: row.left_at === null ? null : Number(row.left_at) }));
-}
-
-export function createSocialStore(db: Executor, dialect: Dialect) {
+/** The activity clock, communities and their membership stints, and the actor a social write names. */
+function communityQueries(db: Executor, dialect: Dialect) {
   return {
     /**
      * The next activity time: max(now, last + 1), so no two social writes share a millisecond. On
@@ -98,7 +81,12 @@ export function createSocialStore(db: Executor, dialect: Dialect) {
       return Number(result.numUpdatedRows) > 0;
     },
 
-    /** The user's stints that could still matter to a tray read (ended after `since`, or open). */
+    /** The name and avatar a user has at the time of a social write, for the activity it records. */
+    async findActor(userId: string): Promise<{ id: string; display_name: string | null; avatar: string | null } | undefined> {
+      return db.selectFrom('users').select(['id', 'display_name', 'avatar']).where('id', '=', userId).executeTakeFirst();
+    },
+
+    /** The user's stints that could still matter to a tray read (ended after `since`, or open); tray.sqlite.ts reads the same rows. */
     async intervalsOf(userId: string, since: number): Promise<MembershipInterval[]> {
       const rows = await db
         .selectFrom('community_members')
@@ -108,7 +96,12 @@ export function createSocialStore(db: Executor, dialect: Dialect) {
         .execute();
       return rows.map((row) => ({ communityId: row.community_id, joinedAt: Number(row.joined_at), leftAt: row.left_at === null ? null : Number(row.left_at) }));
     },
+  };
+}
 
+/** Posts, their comments and their reactions. */
+function postQueries(db: Executor, dialect: Dialect) {
+  return {
     async insertPost(row: PostRow): Promise<void> {
       await db.insertInto('posts').values(row).execute();
     },
@@ -172,6 +165,10 @@ export function createSocialStore(db: Executor, dialect: Dialect) {
       await db.deleteFrom('post_reactions').where('id', '=', id).execute();
     },
   };
+}
+
+export function createSocialStore(db: Executor, dialect: Dialect) {
+  return { ...communityQueries(db, dialect), ...postQueries(db, dialect) };
 }
 
 export type SocialStore = ReturnType<typeof createSocialStore>;

@@ -78,7 +78,21 @@ export function generateToken(): string {
   return `${newObjectId()}.${freshRandomBytes(32).toString('base64url')}`;
 }
 
-const ENV_ADMIN_TOKEN_NAME = 'PARLEY_ADMIN_TOKEN';
+/**
+ * The name under which the admin token of PARLEY_ADMIN_TOKEN is stored. That token lives only while the
+ * variable is set: a row of this name is accepted only by a process that installed the same token
+ * from its own environment at start-up (installEnvironmentAdminToken), so starting without the variable,
+ * or with another value, retires the old one. The name cannot be created or revoked by hand.
+ */
+export const ENV_ADMIN_TOKEN_NAME = 'PARLEY_ADMIN_TOKEN';
+
+/** A request about the environment's admin token that only the environment can make; says what to do instead. */
+export class EnvironmentAdminTokenError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EnvironmentAdminTokenError';
+  }
+}
 
 /**
  * Admin tokens that resolved recently, by hash: the admin API's hot paths (message create) would
@@ -108,6 +122,8 @@ interface AdminCache {
   principals: Map<string, CachedPrincipal>;
   lookups: Map<string, Promise<TokenRow | undefined>>;
   revocations: number;
+  /** The hash of the PARLEY_ADMIN_TOKEN this process started with, or null when it started without one. */
+  environmentTokenHash: string | null;
 }
 
 const adminCaches = new WeakMap<Executor, AdminCache>();
@@ -115,7 +131,7 @@ const adminCaches = new WeakMap<Executor, AdminCache>();
 function adminCacheOf(db: Executor): AdminCache {
   let cache = adminCaches.get(db);
   if (!cache) {
-    cache = { principals: new Map(), lookups: new Map(), revocations: 0 };
+    cache = { principals: new Map(), lookups: new Map(), revocations: 0, environmentTokenHash: null };
     adminCaches.set(db, cache);
   }
   return cache;
@@ -162,6 +178,21 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
     });
     adminCache.lookups.set(tokenHash, lookup);
     return lookup;
+  }
+
+  /** A stored environment token counts only in the process that installed that very token. */
+  function isRetiredEnvironmentToken(row: TokenRow, tokenHash: string): boolean {
+    return row.kind === 'admin' && row.name === ENV_ADMIN_TOKEN_NAME && tokenHash !== adminCache.environmentTokenHash;
+  }
+
+  /** Refuses to revoke the environment's token, by name or by id: it would be back at the next start. */
+  async function refuseEnvironmentTarget(idOrName: string): Promise<void> {
+    const name = idOrName === ENV_ADMIN_TOKEN_NAME ? idOrName : (await store.listByKind('admin')).find((token) => token.id === idOrName)?.name;
+    if (name === ENV_ADMIN_TOKEN_NAME) {
+      throw new EnvironmentAdminTokenError(
+        `${ENV_ADMIN_TOKEN_NAME} comes from the environment and cannot be revoked here: unset PARLEY_ADMIN_TOKEN (or give it a new value) and restart every instance; the old value stops working then`,
+      );
+    }
   }
 
   /** Forgets every cached admin principal and every lookup in flight (before and after a revocation commits). */
@@ -218,7 +249,7 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
       if (cached) return cached;
       const revocations = adminCache.revocations;
       const row = await lookUp(tokenHash, renewsAdmin);
-      if (!row || row.revoked_at !== null) return null;
+      if (!row || row.revoked_at !== null || isRetiredEnvironmentToken(row, tokenHash)) return null;
       if (row.expires_at !== null && row.expires_at <= deps.clock.now()) return null;
       const principal: Principal = { kind: row.kind as TokenKind, userId: row.user_id, tokenId: row.id, scope: row.scope, clientId: row.client_id };
       if (principal.kind === 'admin' && adminCache.revocations === revocations) {
@@ -229,6 +260,9 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
     },
 
     async createAdminToken(name: string): Promise<IssuedToken & { userId: string }> {
+      if (name === ENV_ADMIN_TOKEN_NAME) {
+        throw new EnvironmentAdminTokenError(`the name ${ENV_ADMIN_TOKEN_NAME} is kept for the token of the PARLEY_ADMIN_TOKEN variable: pick another name`);
+      }
       if (await store.findActiveByName('admin', name)) {
         throw new Error(`An admin token named "${name}" already exists; revoke it first or pick another name.`);
       }
@@ -241,6 +275,7 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
     },
 
     async revokeAdminToken(idOrName: string): Promise<number> {
+      await refuseEnvironmentTarget(idOrName);
       forgetAdmins();
       try {
         return await store.revoke('admin', idOrName, deps.clock.now());
@@ -250,9 +285,13 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
       }
     },
 
-    /** PARLEY_ADMIN_TOKEN replaces whatever token that name held at the previous start. */
+    /**
+     * PARLEY_ADMIN_TOKEN replaces whatever token that name held at the previous start, and from now on
+     * this process (this database handle) accepts it; a process that never calls this accepts none.
+     */
     async installEnvironmentAdminToken(token: string): Promise<void> {
       forgetAdmins();
+      adminCache.environmentTokenHash = hashToken(token);
       const userId = await ensureAdminUser('env');
       const current = await store.findByHash(hashToken(token));
       // Several instances start with the same variable: the first one installs it, the rest see it.

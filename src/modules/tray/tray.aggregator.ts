@@ -1,6 +1,7 @@
+import { type DomainEvent, isEventOf } from '../../events/catalogue.js';
 import { appendEvents, type OutboxEvent } from '../../events/outbox.js';
 import type { Executor } from '../../storage/database.js';
-import { isSocialEventData, type SocialEventData } from '../social/social.events.js';
+import { isSocialEventData, SOCIAL_EVENT_TYPES, type SocialEventData, type SocialEventType } from '../social/social.events.js';
 import type { TrayVerb } from './tray.describe.js';
 import { createTrayStore, type TrayStore } from './tray.store.js';
 
@@ -23,7 +24,7 @@ export const ownerKeyOfUser = (userId: string): string => `${USER_OWNER}${userId
 export const ownerKeyOfCommunity = (communityId: string): string => `c:${communityId}`;
 
 /** What an event adds to the tray, or null when the tray ignores it (SPEC.md, Events). */
-function additionOf(type: string, data: SocialEventData): Addition | null {
+function additionOf(type: SocialEventType, data: SocialEventData): Addition | null {
   const { post, actor } = data;
   switch (type) {
     case 'post.created':
@@ -41,17 +42,33 @@ function additionOf(type: string, data: SocialEventData): Addition | null {
     case 'comment.created':
       // Replies are kept but feed no record; the owner's own comment notifies nobody.
       if ((data.parentId ?? null) !== null || actor.id === post.authorId) return null;
-      return { ownerKey: ownerKeyOfUser(post.authorId), verb: 'comment', targetId: post.postId, targetType: 'post', communityId: post.communityId, communityName: post.communityName, sourceKey: `comment:${data.sourceId}` };
+      return {
+        ownerKey: ownerKeyOfUser(post.authorId),
+        verb: 'comment',
+        targetId: post.postId,
+        targetType: 'post',
+        communityId: post.communityId,
+        communityName: post.communityName,
+        sourceKey: `comment:${data.sourceId}`,
+      };
     case 'post.reaction.added':
       if (data.reactionName !== 'like' || actor.id === post.authorId) return null;
-      return { ownerKey: ownerKeyOfUser(post.authorId), verb: 'like', targetId: post.postId, targetType: 'post', communityId: post.communityId, communityName: post.communityName, sourceKey: `like:${data.sourceId}` };
+      return {
+        ownerKey: ownerKeyOfUser(post.authorId),
+        verb: 'like',
+        targetId: post.postId,
+        targetType: 'post',
+        communityId: post.communityId,
+        communityName: post.communityName,
+        sourceKey: `like:${data.sourceId}`,
+      };
     default:
       return null;
   }
 }
 
 /** The source whose contribution a removal event takes out, or null. */
-function removalOf(type: string, data: SocialEventData): string | null {
+function removalOf(type: SocialEventType, data: SocialEventData): string | null {
   switch (type) {
     case 'post.deleted':
       return `post:${data.sourceId}`;
@@ -120,7 +137,14 @@ async function add(store: TrayStore, addition: Addition, data: SocialEventData, 
     });
   }
   const { actor } = data;
-  const inserted = await store.insertContribution({ source_key: addition.sourceKey, record_id: recordId, actor_id: actor.id, at: data.at, name: actor.name, avatar_id: actor.avatarId });
+  const inserted = await store.insertContribution({
+    source_key: addition.sourceKey,
+    record_id: recordId,
+    actor_id: actor.id,
+    at: data.at,
+    name: actor.name,
+    avatar_id: actor.avatarId,
+  });
   if (!inserted) return null;
   const known = await store.findActor(recordId, actor.id);
   if (known) {
@@ -151,15 +175,19 @@ async function remove(store: TrayStore, sourceKey: string, at: number): Promise<
   return { ownerKey: record.owner_key, verb: record.verb, targetId: record.target_id, windowStart: record.window_start };
 }
 
+const SOCIAL_EVENTS: ReadonlySet<SocialEventType> = new Set(SOCIAL_EVENT_TYPES);
+
 /**
  * The tray's durable consumer: turns social events into tray state inside the consumer's
- * transaction, so each event takes effect exactly once (events/consumers.ts).
+ * transaction, so each event takes effect exactly once (events/consumers.ts). Other events are
+ * passed over.
  */
 export async function applySocialEvents(trx: Executor, events: readonly OutboxEvent[], now: number): Promise<void> {
   const store = createTrayStore(trx);
   const changed = new Map<string, ChangedRecord>();
   for (const event of events) {
-    if (!isSocialEventData(event.data)) continue;
+    // The payload's shape is checked too: an outbox row outlives the code that wrote it.
+    if (!isEventOf(event, SOCIAL_EVENTS) || !isSocialEventData(event.data)) continue;
     const addition = additionOf(event.type, event.data);
     const removal = addition ? null : removalOf(event.type, event.data);
     const record = addition ? await add(store, addition, event.data, now) : removal ? await remove(store, removal, event.data.at) : null;
@@ -170,11 +198,13 @@ export async function applySocialEvents(trx: Executor, events: readonly OutboxEv
   // would be an event per member per post, so those are read from the history instead.
   await appendEvents(
     trx,
-    [...changed.values()].map((record) => ({
-      type: 'tray.updated',
-      recipientId: record.ownerKey.slice(USER_OWNER.length),
-      data: { verb: record.verb, targetId: record.targetId, targetGroup: String(record.windowStart) },
-    })),
+    [...changed.values()].map(
+      (record): DomainEvent<'tray.updated'> => ({
+        type: 'tray.updated',
+        recipientId: record.ownerKey.slice(USER_OWNER.length),
+        data: { verb: record.verb, targetId: record.targetId, targetGroup: String(record.windowStart) },
+      }),
+    ),
     now,
   );
 }

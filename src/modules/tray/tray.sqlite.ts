@@ -1,5 +1,17 @@
 import type SQLite from 'better-sqlite3';
+import type { MembershipInterval } from '../social/social.types.js';
 import type { CandidateRange, CandidateRow, HistoryReads, PageRecordRow, TrayActorRow, TrayContributionRow, TrayRecordRow } from './tray.store.js';
+
+/**
+ * The social store's `intervalsOf` (a reader's community stints) as a prepared statement, for the
+ * history fast path below; same rows. Call it only while holding Kysely's connection.
+ */
+export function createSqliteIntervalsReader(sqlite: SQLite.Database): (userId: string, since: number) => MembershipInterval[] {
+  const select = sqlite.prepare<[string, number], { community_id: string; joined_at: number; left_at: number | null }>(
+    'select community_id, joined_at, left_at from community_members where user_id = ? and (left_at is null or left_at >= ?)',
+  );
+  return (userId, since) => select.all(userId, since).map((row) => ({ communityId: row.community_id, joinedAt: Number(row.joined_at), leftAt: row.left_at === null ? null : Number(row.left_at) }));
+}
 
 /**
  * The history reads of tray.store.ts as prepared statements run straight on better-sqlite3 (the

@@ -43,10 +43,9 @@ function normalize<T extends { id: number }>(row: T): T {
   return { ...row, id: Number(row.id) };
 }
 
-export function createTrayStore(db: Executor) {
+/** What the consumer writes: records, their contributions and actors, and their removal. */
+function recordWrites(db: Executor) {
   return {
-    // ---- writes (the consumer) ----
-
     /** The newest window of one owner, verb and target. */
     async latestWindow(ownerKey: string, verb: string, targetId: string): Promise<TrayRecordRow | undefined> {
       const row = await db
@@ -113,7 +112,12 @@ export function createTrayStore(db: Executor) {
         .limit(1)
         .executeTakeFirst();
     },
+  };
+}
 
+/** A record's distinct actors, each at their latest contribution. */
+function actorRows(db: Executor) {
+  return {
     async findActor(recordId: number, actorId: string): Promise<TrayActorRow | undefined> {
       return db.selectFrom('tray_actors').selectAll().where('record_id', '=', recordId).where('actor_id', '=', actorId).executeTakeFirst();
     },
@@ -136,19 +140,12 @@ export function createTrayStore(db: Executor) {
       if (excludeActorId !== null) select = select.where('actor_id', '<>', excludeActorId);
       return select.orderBy('last_at', 'desc').limit(limit).execute();
     },
+  };
+}
 
-    /** Removes records and everything hanging off them. */
-    async deleteRecords(ids: readonly number[]): Promise<void> {
-      for (const part of chunks(ids)) {
-        await db.deleteFrom('tray_contributions').where('record_id', 'in', part).execute();
-        await db.deleteFrom('tray_actors').where('record_id', 'in', part).execute();
-        await db.deleteFrom('tray_reads').where('record_id', 'in', part).execute();
-        await db.deleteFrom('tray_records').where('id', 'in', part).execute();
-      }
-    },
-
-    // ---- reads (history) ----
-
+/** A history page's reads (tray.sqlite.ts has the same on prepared statements). */
+function historyReads(db: Executor) {
+  return {
     /**
      * One owner's records below `before`, newest first: only id and last_update, read from the index
      * (owner_key, last_update) alone; the few that reach the page are loaded in full by `pageRecords`.
@@ -227,7 +224,12 @@ export function createTrayStore(db: Executor) {
     async contributionsOf(recordId: number): Promise<TrayContributionRow[]> {
       return db.selectFrom('tray_contributions').selectAll().where('record_id', '=', recordId).orderBy('at', 'desc').execute();
     },
+  };
+}
 
+/** Read marks, the last-read date, and the records the purge job removes. */
+function readMarks(db: Executor) {
+  return {
     async findRecord(ownerKey: string, verb: string, targetId: string, windowStart: number): Promise<TrayRecordRow | undefined> {
       const row = await db
         .selectFrom('tray_records')
@@ -266,7 +268,21 @@ export function createTrayStore(db: Executor) {
       const rows = await db.selectFrom('tray_records').select('id').where('last_update', '<', olderThan).limit(limit).execute();
       return rows.map((row) => Number(row.id));
     },
+
+    /** Removes records and everything hanging off them. */
+    async deleteRecords(ids: readonly number[]): Promise<void> {
+      for (const part of chunks(ids)) {
+        await db.deleteFrom('tray_contributions').where('record_id', 'in', part).execute();
+        await db.deleteFrom('tray_actors').where('record_id', 'in', part).execute();
+        await db.deleteFrom('tray_reads').where('record_id', 'in', part).execute();
+        await db.deleteFrom('tray_records').where('id', 'in', part).execute();
+      }
+    },
   };
+}
+
+export function createTrayStore(db: Executor) {
+  return { ...recordWrites(db), ...actorRows(db), ...historyReads(db), ...readMarks(db) };
 }
 
 export type TrayStore = ReturnType<typeof createTrayStore>;

@@ -2,15 +2,11 @@ import type SQLite from 'better-sqlite3';
 import type { Clock } from '../../clock.js';
 import type { EventSystem } from '../../events/index.js';
 import type { OutboxEvent } from '../../events/outbox.js';
-import { bearerTokenOf, type EndUserAuthenticator } from '../../http/auth.js';
-import { AppError } from '../../http/errors.js';
-import { createRateLimiter, type RateLimiter } from '../../http/rate-limit.js';
-import type { TypedApp } from '../../http/typed-app.js';
+import { createRateLimiter, type RateLimiter } from '../../shared/rate-limit.js';
 import type { Executor } from '../../storage/database.js';
 import type { RedisTarget } from '../../storage/redis-target.js';
 import { SOCIAL_EVENT_TYPES } from '../social/social.events.js';
 import { applySocialEvents } from './tray.aggregator.js';
-import { registerTrayRoutes } from '../../surfaces/notifications/tray.routes.js';
 import { createTrayService, type IntervalsOf, type TrayService } from './tray.service.js';
 
 export interface TrayOptions {
@@ -32,8 +28,7 @@ class NotYet extends Error {}
 
 /**
  * The notification tray, wired: the durable consumer that builds records from social events, the
- * /notifications routes (403 / 400300 while PARLEY_TRAY_ENABLED is off), the history rate limiter
- * and the purge job. app.ts registers `routes` under /notifications and calls `stop` on close.
+ * history rate limiter and the purge job. Its routes are the /notifications surface.
  */
 export async function createTray(deps: {
   db: Executor;
@@ -42,9 +37,8 @@ export async function createTray(deps: {
   clock: Clock;
   events: EventSystem;
   intervalsOf: IntervalsOf;
-  authenticate: EndUserAuthenticator;
   options: TrayOptions;
-}): Promise<{ service: TrayService; limiter: RateLimiter; routes: (app: TypedApp) => Promise<void>; stop(): Promise<void> }> {
+}): Promise<{ service: TrayService; limiter: RateLimiter; options: TrayOptions; stop(): Promise<void> }> {
   const { clock, events, options } = deps;
   const service = createTrayService({ db: deps.db, clock, intervalsOf: deps.intervalsOf, sqlite: deps.sqlite ?? null });
   const limiter = createRateLimiter({ redis: options.redis });
@@ -79,13 +73,7 @@ export async function createTray(deps: {
   return {
     service,
     limiter,
-    routes: async (app: TypedApp) => {
-      app.addHook('onRequest', async (request) => {
-        if (!options.enabled) throw new AppError('forbidden', TRAY_DISABLED_MESSAGE);
-        request.principal = await deps.authenticate(bearerTokenOf(request));
-      });
-      registerTrayRoutes(app, { tray: service, limiter, present: { networkId: options.networkId, publicUrl: options.publicUrl } });
-    },
+    options,
     async stop() {
       if (purgeTimer) clearInterval(purgeTimer);
       for (const timer of timers) clearTimeout(timer);

@@ -1,8 +1,55 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { iso, parseJson } from '../channels/channels.present.js';
 import type { UserRow } from './users.store.js';
+import { IsoTime, OpenObject } from '../../shared/schemas.js';
 
 /** users row -> the admin API's user record (API-CONVENTIONS.md section 3), plus identity fields. */
-export function presentUser(row: UserRow) {
+export const UserRecord = Type.Object(
+  {
+    userId: Type.String(),
+    displayName: Type.String({ description: "'' when the user has none" }),
+    roles: Type.Array(Type.String(), { description: "The user's roles across the network (publicIds of roles)" }),
+    metadata: OpenObject("The operator's own data about the user"),
+    flagCount: Type.Integer({ description: 'How many users flagged this user' }),
+    isGlobalBan: Type.Boolean({ description: 'Whether the user is banned from the whole network' }),
+    username: Type.String({ description: "The sign-in name; '' when none" }),
+    firstname: Type.String({ description: "'' when none" }),
+    lastname: Type.String({ description: "'' when none" }),
+    email: Type.String({ description: "'' when none" }),
+    position: Type.String({ description: "Job title; '' when none" }),
+    status: Type.String({ description: "'' when none" }),
+    extras: OpenObject("Further profile fields of the operator's own, returned by /userinfo as they are"),
+    avatar: Type.String({ description: "The avatar's file id, served at /file/view/<avatar>; '' when none" }),
+    createdAt: IsoTime('When the user was created'),
+    updatedAt: IsoTime('When the user last changed'),
+  },
+  {
+    description: 'A user (API-CONVENTIONS.md section 3, with the identity fields of section 6)',
+    examples: [
+      {
+        userId: 'alice',
+        displayName: 'Alice Martin',
+        roles: ['moderator'],
+        metadata: { team: 'support' },
+        flagCount: 0,
+        isGlobalBan: false,
+        username: 'alice',
+        firstname: 'Alice',
+        lastname: 'Martin',
+        email: 'alice@example.com',
+        position: 'Support lead',
+        status: 'On call this week',
+        extras: { department: 'Customer care' },
+        avatar: '67d3f5a5e4b0a1c2d3e4f520',
+        createdAt: '2025-01-06T08:00:00.000Z',
+        updatedAt: '2025-03-01T10:15:42.318Z',
+      },
+    ],
+  },
+);
+export type UserRecord = Static<typeof UserRecord>;
+
+export function presentUser(row: UserRow): UserRecord {
   return {
     userId: row.id,
     displayName: row.display_name ?? '',
@@ -22,5 +69,3 @@ export function presentUser(row: UserRow) {
     updatedAt: iso(row.updated_at),
   };
 }
-
-export type UserRecord = ReturnType<typeof presentUser>;

@@ -1,12 +1,17 @@
 import type { Clock } from '../../clock.js';
-import { AppError, notFound } from '../../http/errors.js';
-import { filterFields, filtersOfPage, type PageTokens, type Paging } from '../../http/paging.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import { filterFields, filtersOfPage, type PageTokens, type Paging } from '../../shared/paging.js';
 import type { Executor } from '../../storage/database.js';
 import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
+import { parseJson } from '../channels/channels.present.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
 import { hashPassword } from '../identity/passwords.js';
 import { searchFold } from '../../storage/search-fold.js';
-import { createUsersStore, type UserChanges, type UserRow } from './users.store.js';
+import { createUsersStore, type UserChanges, type UsersStore } from './users.store.js';
+import type { UserRow } from './users.types.js';
+import type { Notices } from '../../events/notices.js';
+import { createRolesService } from '../roles/roles.service.js';
+import type { RoleRow } from '../roles/roles.types.js';
 
 export interface UpsertUserInput {
   userId: string;
@@ -54,28 +59,91 @@ const isUserFilters = (value: unknown): value is UserFilters => {
 const isUserCursor = (value: Record<string, unknown>): value is UserCursor =>
   typeof value.u === 'string' && (value.d === 'n' || value.d === 'p') && Number.isInteger(value.n) && typeof value.f === 'string';
 
+async function changesFrom(input: UpsertUserInput): Promise<UserChanges> {
+  const changes: UserChanges = {};
+  if (input.displayName !== undefined) changes.display_name = input.displayName;
+  if (input.roles !== undefined) changes.roles = JSON.stringify([...new Set(input.roles)]);
+  if (input.metadata !== undefined) changes.metadata = jsonWithinLimit(input.metadata, 'metadata');
+  if (input.extras !== undefined) changes.extras = jsonWithinLimit(input.extras, 'extras');
+  if (input.username !== undefined) changes.username = input.username;
+  if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
+  for (const field of ['firstname', 'lastname', 'email', 'position', 'status'] as const) {
+    if (input[field] !== undefined) changes[field] = input[field];
+  }
+  return changes;
+}
+
+/** Creates the user, or changes only the fields given, in one transaction. */
+async function writeUser(db: Executor, input: UpsertUserInput, changes: UserChanges, now: number): Promise<void> {
+  await runTransaction(db, async (trx) => {
+    const store = createUsersStore(trx);
+    const existing = await store.findById(input.userId);
+    if (existing) {
+      await store.update(input.userId, changes, now);
+      return;
+    }
+    await store.insert({
+      id: input.userId,
+      kind: 'user',
+      display_name: changes.display_name ?? input.userId,
+      roles: changes.roles ?? '[]',
+      metadata: changes.metadata ?? '{}',
+      flag_count: 0,
+      is_global_ban: 0,
+      username: changes.username ?? null,
+      password_hash: changes.password_hash ?? null,
+      firstname: changes.firstname ?? null,
+      lastname: changes.lastname ?? null,
+      email: changes.email ?? null,
+      position: changes.position ?? null,
+      status: changes.status ?? null,
+      extras: changes.extras ?? '{}',
+      avatar: null,
+      created_at: now,
+      updated_at: now,
+    });
+  });
+}
+
+/** One page of users in id order, with the tokens of the pages around it. */
+async function listUsers(users: UsersStore, pageTokens: PageTokens, input: ListUsersInput): Promise<{ rows: UserRow[]; paging: Paging }> {
+  const requested: UserFilters = { s: input.search && input.search !== '' ? searchFold(input.search) : null, g: input.filter === 'flagged' };
+  const cursor = input.pageToken ? pageTokens.decode(input.pageToken, isUserCursor) : null;
+  // A token continues its own list: sent alone it brings its filters, sent with others it is refused.
+  const filters = filtersOfPage(requested, NO_USER_FILTERS, cursor, isUserFilters);
+  const limit = input.limit ?? cursor?.n ?? 10;
+  const fetched = await users.listPage({
+    search: filters.s,
+    flaggedOnly: filters.g,
+    limit,
+    after: cursor?.d === 'n' ? cursor.u : null,
+    before: cursor?.d === 'p' ? cursor.u : null,
+  });
+  const backwards = cursor?.d === 'p';
+  const hasMore = fetched.length > limit;
+  const rows = backwards ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  const carried = filterFields(filters);
+  return {
+    rows,
+    paging: {
+      next: last && (backwards || hasMore) ? pageTokens.encode({ u: last.id, d: 'n', n: limit, ...carried }) : null,
+      prev: first && (backwards ? hasMore : cursor !== null) ? pageTokens.encode({ u: first.id, d: 'p', n: limit, ...carried }) : null,
+    },
+  };
+}
+
 export function createUsersService(deps: {
   db: Executor;
   clock: Clock;
   pageTokens: PageTokens;
-  /** Told after a global ban or unban commits, so caches keyed on a user's standing (bot clients) forget it. */
-  onGlobalBanChanged?: Array<(userId: string, banned: boolean) => void>;
+  /** Told after a global ban or unban commits: streams end, caches keyed on a user's standing forget it. */
+  notices: Notices;
 }) {
   const users = createUsersStore(deps.db);
-
-  async function changesFrom(input: UpsertUserInput): Promise<UserChanges> {
-    const changes: UserChanges = {};
-    if (input.displayName !== undefined) changes.display_name = input.displayName;
-    if (input.roles !== undefined) changes.roles = JSON.stringify([...new Set(input.roles)]);
-    if (input.metadata !== undefined) changes.metadata = jsonWithinLimit(input.metadata, 'metadata');
-    if (input.extras !== undefined) changes.extras = jsonWithinLimit(input.extras, 'extras');
-    if (input.username !== undefined) changes.username = input.username;
-    if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
-    for (const field of ['firstname', 'lastname', 'email', 'position', 'status'] as const) {
-      if (input[field] !== undefined) changes[field] = input[field];
-    }
-    return changes;
-  }
+  // The users list names the roles its users hold, as the roles module keeps them.
+  const roles = createRolesService({ db: deps.db, clock: deps.clock });
 
   async function requireUser(userId: string): Promise<UserRow> {
     const user = await users.findById(userId);
@@ -83,36 +151,10 @@ export function createUsersService(deps: {
     return user;
   }
 
-  /** Creates the user, or changes only the fields given, in one transaction. */
-  async function writeUser(input: UpsertUserInput, changes: UserChanges, now: number): Promise<void> {
-    await runTransaction(deps.db, async (trx) => {
-      const store = createUsersStore(trx);
-      const existing = await store.findById(input.userId);
-      if (existing) {
-        await store.update(input.userId, changes, now);
-        return;
-      }
-      await store.insert({
-        id: input.userId,
-        kind: 'user',
-        display_name: changes.display_name ?? input.userId,
-        roles: changes.roles ?? '[]',
-        metadata: changes.metadata ?? '{}',
-        flag_count: 0,
-        is_global_ban: 0,
-        username: changes.username ?? null,
-        password_hash: changes.password_hash ?? null,
-        firstname: changes.firstname ?? null,
-        lastname: changes.lastname ?? null,
-        email: changes.email ?? null,
-        position: changes.position ?? null,
-        status: changes.status ?? null,
-        extras: changes.extras ?? '{}',
-        avatar: null,
-        created_at: now,
-        updated_at: now,
-      });
-    });
+  /** The roles that exist among those the users hold, by name; a name without a role grants nothing and is left out. */
+  async function rolesHeldBy(rows: readonly UserRow[]): Promise<RoleRow[]> {
+    const names = new Set(rows.flatMap((row) => parseJson<string[]>(row.roles, [])));
+    return names.size === 0 ? [] : roles.list([...names]);
   }
 
   return {
@@ -124,7 +166,7 @@ export function createUsersService(deps: {
       const changes = await changesFrom(input);
       for (let attempt = 1; ; attempt += 1) {
         try {
-          await writeUser(input, changes, now);
+          await writeUser(deps.db, input, changes, now);
           return requireUser(input.userId);
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
@@ -136,48 +178,47 @@ export function createUsersService(deps: {
       }
     },
 
-    async list(input: ListUsersInput): Promise<{ rows: UserRow[]; paging: Paging }> {
-      const requested: UserFilters = { s: input.search && input.search !== '' ? searchFold(input.search) : null, g: input.filter === 'flagged' };
-      const cursor = input.pageToken ? deps.pageTokens.decode(input.pageToken, isUserCursor) : null;
-      // A token continues its own list: sent alone it brings its filters, sent with others it is refused.
-      const filters = filtersOfPage(requested, NO_USER_FILTERS, cursor, isUserFilters);
-      const limit = input.limit ?? cursor?.n ?? 10;
-      const fetched = await users.listPage({
-        search: filters.s,
-        flaggedOnly: filters.g,
-        limit,
-        after: cursor?.d === 'n' ? cursor.u : null,
-        before: cursor?.d === 'p' ? cursor.u : null,
-      });
-      const backwards = cursor?.d === 'p';
-      const hasMore = fetched.length > limit;
-      const rows = backwards ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);
-      const first = rows[0];
-      const last = rows[rows.length - 1];
-      const carried = filterFields(filters);
-      return {
-        rows,
-        paging: {
-          next: last && (backwards || hasMore) ? deps.pageTokens.encode({ u: last.id, d: 'n', n: limit, ...carried }) : null,
-          prev: first && (backwards ? hasMore : cursor !== null) ? deps.pageTokens.encode({ u: first.id, d: 'p', n: limit, ...carried }) : null,
-        },
-      };
+    /** One page of users, with the roles they hold. */
+    async list(input: ListUsersInput): Promise<{ rows: UserRow[]; roles: RoleRow[]; paging: Paging }> {
+      const { rows, paging } = await listUsers(users, deps.pageTokens, input);
+      return { rows, roles: await rolesHeldBy(rows), paging };
+    },
+
+    findById(userId: string): Promise<UserRow | undefined> {
+      return users.findById(userId);
+    },
+
+    /** The users of these ids that exist, in no particular order. */
+    findByIds(userIds: readonly string[]): Promise<UserRow[]> {
+      return users.findByIds(userIds);
+    },
+
+    /** The user holding this sign-in name, if any. */
+    findByUsername(username: string): Promise<UserRow | undefined> {
+      return users.findByUsername(username);
+    },
+
+    async isGloballyBanned(userId: string): Promise<boolean> {
+      return (await users.findById(userId))?.is_global_ban === 1;
     },
 
     async setGlobalBan(userId: string, banned: boolean): Promise<void> {
       const user = await requireUser(userId);
       if (!banned && user.is_global_ban === 0) throw new AppError('alreadyUnbanned', 'User is not banned.');
       await users.setGlobalBan(userId, banned, deps.clock.now());
-      for (const listener of deps.onGlobalBanChanged ?? []) listener(userId, banned);
+      deps.notices.publish({ type: 'user.globalBanChanged', userId, banned });
     },
 
-    async clearFlags(userId: string): Promise<void> {
+    /** Clears the user's flags and answers the user as they are then. */
+    async clearFlags(userId: string): Promise<UserRow> {
       await requireUser(userId);
       await runTransaction(deps.db, (trx) => createUsersStore(trx).clearFlags(userId, deps.clock.now()));
+      return requireUser(userId);
     },
 
-    /** One flag per flagger and target; the client API's flag action calls this. */
+    /** One flag per flagger and target, never of oneself; answers false when this flagger had flagged them already. */
     async flag(flaggerId: string, targetUserId: string): Promise<boolean> {
+      if (flaggerId === targetUserId) throw new AppError('badRequest', 'You cannot flag yourself.');
       await requireUser(targetUserId);
       return runTransaction(deps.db, (trx) => createUsersStore(trx).addFlag(targetUserId, flaggerId, deps.clock.now()));
     },

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../storage/database.js';
 import { searchFold } from '../../storage/search-fold.js';
-import type { UsersTable } from '../../storage/schema.js';
+import type { UserRow } from './users.types.js';
 
-export type UserRow = UsersTable;
+export type { UserRow } from './users.types.js';
 
 /** The columns PUT /api/v2/users may change; undefined means "leave as it is". */
 export interface UserChanges {
@@ -33,7 +33,8 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
-export function createUsersStore(db: Executor) {
+/** User rows: found, written, listed. */
+function userRows(db: Executor) {
   return {
     async findById(id: string): Promise<UserRow | undefined> {
       return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
@@ -102,7 +103,12 @@ export function createUsersStore(db: Executor) {
       if (query.after !== null) select = select.where('id', '>', query.after);
       return select.orderBy('id', 'asc').limit(query.limit + 1).execute();
     },
+  };
+}
 
+/** A user's standing: the global ban and the flags other users raised. */
+function standingQueries(db: Executor) {
+  return {
     async setGlobalBan(id: string, banned: boolean, now: number): Promise<void> {
       await db.updateTable('users').set({ is_global_ban: banned ? 1 : 0, updated_at: now }).where('id', '=', id).execute();
     },
@@ -133,6 +139,10 @@ export function createUsersStore(db: Executor) {
       return true;
     },
   };
+}
+
+export function createUsersStore(db: Executor) {
+  return { ...userRows(db), ...standingQueries(db) };
 }
 
 export type UsersStore = ReturnType<typeof createUsersStore>;

@@ -4,7 +4,8 @@ import type { WebhookDeliveriesTable } from '../../storage/schema.js';
 
 export type DeliveryRow = WebhookDeliveriesTable;
 
-export function createWebhooksStore(db: Executor, dialect: Dialect) {
+/** Who hears a message: the bot members of its channel, when they joined, and what kind of user wrote it. */
+function audienceQueries(db: Executor) {
   return {
     /**
      * Bots with a webhook URL that are members of the channel and not globally banned: the audience of
@@ -55,6 +56,12 @@ export function createWebhooksStore(db: Executor, dialect: Dialect) {
     },
 
     /** Once per bot and event, whatever the number of times the consumer sees the event. */
+  };
+}
+
+/** Deliveries: scheduled, claimed for an attempt, and marked with how it went. */
+function deliveryQueries(db: Executor, dialect: Dialect) {
+  return {
     async schedule(rows: DeliveryRow[]): Promise<void> {
       if (rows.length === 0) return;
       await db
@@ -105,3 +112,9 @@ export function createWebhooksStore(db: Executor, dialect: Dialect) {
     },
   };
 }
+
+export function createWebhooksStore(db: Executor, dialect: Dialect) {
+  return { ...audienceQueries(db), ...deliveryQueries(db, dialect) };
+}
+
+export type WebhooksStore = ReturnType<typeof createWebhooksStore>;

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 /**
  * Reactors are listed in reaction order: by creation time, then id. Ids alone are object ids, whose
  * middle bytes are random per process, so within one second two instances' reactions sorted in any
- * order and a page could skip one made on the other instance (found by a review helper in session 9).
+ * order and a page could skip one made on the other instance.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('message_reactions_page').execute();

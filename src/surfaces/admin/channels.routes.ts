@@ -1,14 +1,27 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed-app.js';
 import { principalOf } from '../../http/auth.js';
-import { ChannelIdParams, Id, IdList, Metadata, StringEnum, Tags } from '../../http/schemas.js';
+import { answers, JSON_AND_FORM, SuccessAnswer } from '../../http/responses.js';
+import { ChannelIdParams } from '../../shared/schemas.js';
 import type { Clock } from '../../clock.js';
-import { presentChannel, presentChannelUser } from '../../modules/channels/channels.present.js';
-import { type ChannelsService, MAX_MUTE_PERIOD_MS } from '../../modules/channels/channels.service.js';
+import { ChannelRecord, presentChannel, presentChannelUser } from '../../modules/channels/channels.present.js';
+import type { ChannelsService } from '../../modules/channels/channels.service.js';
+import {
+  ChannelQueryAnswer,
+  ChannelQueryBody,
+  CreateChannelBody,
+  CreatedChannelAnswer,
+  DisplayNameBody,
+  DisplayNameOfPathBody,
+  MuteAnswer,
+  MuteBody,
+  MuteUsersBody,
+  UserIdsBody,
+} from './channels.schemas.js';
 
-const MutePeriod = Type.Integer({ minimum: 0, maximum: MAX_MUTE_PERIOD_MS, description: 'Milliseconds from now; 0 unmutes' });
-const UserIdsBody = Type.Object({ userIds: IdList('Users to act on', 1) });
 const tag = { tags: ['channels'] };
+const closedIsConflict = { extraErrors: [409 as const] };
 
 export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsService; clock: Clock }): void {
   const { channels, clock } = deps;
@@ -19,21 +32,12 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
       schema: {
         ...tag,
         summary: 'Query channels',
-        body: Type.Optional(
-          Type.Object({
-            filter: Type.Optional(StringEnum(['all', 'member', 'notMember'], "The admin's membership")),
-            userId: Type.Optional(Id('Only channels this user is a member of')),
-            tags: Type.Optional(Tags('Channels with any of these tags')),
-            excludeTags: Type.Optional(Tags('Channels with none of these tags')),
-            options: Type.Optional(
-              Type.Object({
-                skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 10000 })),
-                limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-                token: Type.Optional(Type.String({ maxLength: 2048 })),
-              }),
-            ),
-          }),
-        ),
+        description:
+          "Lists channels newest first, filtered by tags and by membership (the calling admin's, or `userId`'s), a page at a time. " +
+          'An altered page token is a 400.',
+        consumes: JSON_AND_FORM,
+        body: Type.Optional(ChannelQueryBody),
+        response: answers(ChannelQueryAnswer),
       },
     },
     async (request) => {
@@ -55,14 +59,10 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
       schema: {
         ...tag,
         summary: 'Create a channel',
-        body: Type.Object({
-          channelId: Id('Unique channel id'),
-          type: StringEnum(['standard']),
-          displayName: Type.Optional(Type.String({ maxLength: 200 })),
-          metadata: Type.Optional(Metadata()),
-          tags: Type.Optional(Tags()),
-          userIds: Type.Optional(IdList('Initial members')),
-        }),
+        description: 'Creates a channel with the calling admin and `userIds` as members. A taken channelId is a 409; an unknown user a 404.',
+        consumes: JSON_AND_FORM,
+        body: CreateChannelBody,
+        response: answers(CreatedChannelAnswer, { extraErrors: [409] }),
       },
     },
     async (request) => {
@@ -72,34 +72,108 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
     },
   );
 
+  const rename = async (channelId: string, displayName: string) => presentChannel(await channels.setDisplayName(channelId, displayName), clock.now());
+
   app.post(
     '/channel/displayName',
     {
       schema: {
         ...tag,
         summary: "Change a channel's display name",
-        body: Type.Object({ channelId: Id(), displayName: Type.String({ maxLength: 200 }) }),
+        description: 'Renames the channel named in the body and answers the channel. An unknown channel is a 404, a closed one a 409.',
+        consumes: JSON_AND_FORM,
+        body: DisplayNameBody,
+        response: answers(ChannelRecord, closedIsConflict),
       },
     },
+    async (request) => rename(request.body.channelId, request.body.displayName),
+  );
+
+  app.post(
+    '/channel/:channelId/displayName',
+    {
+      schema: {
+        ...tag,
+        summary: "Change a channel's display name (channel in the path)",
+        description: 'As POST /channel/displayName, with the channel in the path. An unknown channel is a 404, a closed one a 409.',
+        consumes: JSON_AND_FORM,
+        params: ChannelIdParams,
+        body: DisplayNameOfPathBody,
+        response: answers(ChannelRecord, closedIsConflict),
+      },
+    },
+    async (request) => rename(request.params.channelId, request.body.displayName),
+  );
+
+  registerMembershipRoutes(app, channels);
+  registerMuteRoutes(app, channels);
+  registerCloseRoutes(app, channels);
+}
+
+function registerMembershipRoutes(app: TypedApp, channels: ChannelsService): void {
+  const membershipRoute = (summary: string, description: string, extraErrors: Array<409>) => ({
+    schema: {
+      ...tag,
+      summary,
+      description,
+      consumes: JSON_AND_FORM,
+      params: ChannelIdParams,
+      body: UserIdsBody,
+      response: answers(SuccessAnswer, { extraErrors }),
+    },
+  });
+
+  app.post(
+    '/channel/:channelId/users',
+    membershipRoute('Add members', 'Adds users to the channel (members already are left as they are). A user banned from the channel is a 403.', [409]),
     async (request) => {
-      const channel = await channels.setDisplayName(request.body.channelId, request.body.displayName);
-      return { channel: presentChannel(channel, clock.now()) };
+      await channels.addUsers(request.params.channelId, request.body.userIds);
+      return { status: 'success' as const };
     },
   );
 
-  app.post('/channel/:channelId/users', { schema: { ...tag, summary: 'Add members', params: ChannelIdParams, body: UserIdsBody } }, async (request) => {
-    await channels.addUsers(request.params.channelId, request.body.userIds);
-    return { status: 'success' as const };
-  });
+  app.delete(
+    '/channel/:channelId/users',
+    membershipRoute('Remove members', 'Removes members from the channel. A user who is not a member is a 404.', [409]),
+    async (request) => {
+      await channels.removeUsers(request.params.channelId, request.body.userIds);
+      return { status: 'success' as const };
+    },
+  );
 
-  app.delete('/channel/:channelId/users', { schema: { ...tag, summary: 'Remove members', params: ChannelIdParams, body: UserIdsBody } }, async (request) => {
-    await channels.removeUsers(request.params.channelId, request.body.userIds);
-    return { status: 'success' as const };
-  });
+  app.post(
+    '/channel/:channelId/users/ban',
+    membershipRoute('Ban users from a channel', 'Bans users from the channel: they leave it and may not rejoin until unbanned.', [409]),
+    async (request) => {
+      await channels.ban(request.params.channelId, request.body.userIds);
+      return { status: 'success' as const };
+    },
+  );
 
+  app.post(
+    '/channel/:channelId/users/unban',
+    membershipRoute('Unban users', 'Lifts channel bans. A user who is not banned from the channel is a 409 (400316).', [409]),
+    async (request) => {
+      await channels.unban(request.params.channelId, request.body.userIds);
+      return { status: 'success' as const };
+    },
+  );
+}
+
+function registerMuteRoutes(app: TypedApp, channels: ChannelsService): void {
   app.put(
     '/channel/:channelId/mute',
-    { schema: { ...tag, summary: 'Mute or unmute a channel', params: ChannelIdParams, body: Type.Object({ mutePeriod: MutePeriod }) } },
+    {
+      schema: {
+        ...tag,
+        summary: 'Mute or unmute a channel',
+        description: 'Mutes the whole channel for mutePeriod milliseconds (0 unmutes); while muted it takes no messages. A closed channel is a 409.',
+        consumes: JSON_AND_FORM,
+        params: ChannelIdParams,
+        body: MuteBody,
+        response: answers(MuteAnswer, closedIsConflict),
+      },
+    },
     async (request) => {
       await channels.mute(request.params.channelId, request.body.mutePeriod);
       return { success: true };
@@ -112,8 +186,11 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
       schema: {
         ...tag,
         summary: 'Mute or unmute members',
+        description: 'Mutes members of the channel for mutePeriod milliseconds (0 unmutes); a muted member may not send there. A closed channel is a 409.',
+        consumes: JSON_AND_FORM,
         params: ChannelIdParams,
-        body: Type.Object({ mutePeriod: MutePeriod, userIds: IdList('Members to mute or unmute', 1) }),
+        body: MuteUsersBody,
+        response: answers(MuteAnswer, closedIsConflict),
       },
     },
     async (request) => {
@@ -121,19 +198,27 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
       return { success: true };
     },
   );
+}
 
-  app.post('/channel/:channelId/users/ban', { schema: { ...tag, summary: 'Ban users from a channel', params: ChannelIdParams, body: UserIdsBody } }, async (request) => {
-    await channels.ban(request.params.channelId, request.body.userIds);
-    return { status: 'success' as const };
-  });
-
-  app.post('/channel/:channelId/users/unban', { schema: { ...tag, summary: 'Unban users', params: ChannelIdParams, body: UserIdsBody } }, async (request) => {
-    await channels.unban(request.params.channelId, request.body.userIds);
-    return { status: 'success' as const };
-  });
-
-  app.post('/channel/:channelId/close', { schema: { ...tag, summary: 'Close a channel (irreversible)', params: ChannelIdParams } }, async (request) => {
+/** SPEC.md names the singular path; every published version of the original names the plural one. */
+function registerCloseRoutes(app: TypedApp, channels: ChannelsService): void {
+  const close = async (request: FastifyRequest<{ Params: { channelId: string } }>) => {
     await channels.close(request.params.channelId);
     return { status: 'success' as const };
-  });
+  };
+  for (const url of ['/channel/:channelId/close', '/channels/:channelId/close']) {
+    app.post(
+      url,
+      {
+        schema: {
+          ...tag,
+          summary: 'Close a channel (irreversible)',
+          description: 'Closes the channel for good: every member leaves it and its messages are deleted. A channel closed already is a 409.',
+          params: ChannelIdParams,
+          response: answers(SuccessAnswer, closedIsConflict),
+        },
+      },
+      close,
+    );
+  }
 }

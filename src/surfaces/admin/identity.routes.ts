@@ -1,37 +1,33 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import { AppError, notFound } from '../../http/errors.js';
-import { Id, StringEnum } from '../../http/schemas.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { forEachPart } from '../../modules/messages/multipart.js';
+import { readMultipartBody, uploadOf } from '../../http/multipart.js';
+import { answers, JSON_AND_FORM, SuccessAnswer } from '../../http/responses.js';
 import type { TokensService } from '../../modules/tokens/tokens.service.js';
-import { presentUser } from '../../modules/users/users.present.js';
-import type { UsersStore } from '../../modules/users/users.store.js';
+import { presentUser, UserRecord } from '../../modules/users/users.present.js';
+import type { UsersService } from '../../modules/users/users.service.js';
 import type { AvatarsService } from '../../modules/identity/avatars.service.js';
-import { presentClient } from '../../modules/identity/clients.present.js';
+import { OAuthClientRecord, OAuthClientWithSecretRecord, presentClient } from '../../modules/identity/clients.present.js';
 import type { ClientsService } from '../../modules/identity/clients.service.js';
+import {
+  AvatarUploadBody,
+  BotWebhook,
+  BotWebhookBody,
+  ClientIdParams,
+  CreateBotBody,
+  CreateClientBody,
+  CreatedBot,
+  MintedToken,
+  MintTokenBody,
+  UserIdParams,
+} from './identity.schemas.js';
 
-const UserIdParams = Type.Object({ userId: Id() });
-const ClientIdParams = Type.Object({ clientId: Id() });
+const readAvatarUpload = readMultipartBody({ fileField: 'file', arrayFields: [] });
 
-/** The one `file` part of a multipart upload, in memory (at most the configured upload limit). */
-async function uploadedFile(request: FastifyRequest): Promise<Buffer> {
-  if (!request.isMultipart()) throw new AppError('badRequest', 'Expected a multipart/form-data body with the image in "file".');
-  let image: Buffer | null = null;
-  await forEachPart(request, { files: 1, fields: 20 }, async (part) => {
-    if (part.type !== 'file') return true;
-    if (part.fieldname !== 'file') {
-      part.file.resume();
-      throw new AppError('badRequest', `Unexpected file field "${part.fieldname}"; send the image as "file".`);
-    }
-    const data = await part.toBuffer();
-    if (data.length === 0) return true;
-    image = data;
-    return false;
-  });
-  if (image !== null) return image;
-  throw new AppError('parameters', 'body.file is required.', { detail: [{ field: 'body.file', message: 'must be a non-empty image file' }] });
-}
+const ClientList = Type.Object(
+  { clients: Type.Array(OAuthClientRecord) },
+  { description: 'Every OAuth client, without secrets', examples: [{ clients: OAuthClientRecord.examples as unknown[] }] },
+);
 
 /**
  * Operator endpoints of sign-in (API-CONVENTIONS.md section 6), inside the admin-token plugin:
@@ -39,10 +35,14 @@ async function uploadedFile(request: FastifyRequest): Promise<Buffer> {
  */
 export function registerIdentityAdminRoutes(
   app: TypedApp,
-  deps: { clients: ClientsService; avatars: AvatarsService; tokens: TokensService; users: UsersStore },
+  deps: { clients: ClientsService; avatars: AvatarsService; tokens: TokensService; users: Pick<UsersService, 'findById'> },
 ): void {
-  const { clients } = deps;
+  registerUserCredentialRoutes(app, deps);
+  registerClientRoutes(app, deps.clients);
+  registerBotRoutes(app, deps.clients);
+}
 
+function registerUserCredentialRoutes(app: TypedApp, deps: { avatars: AvatarsService; tokens: TokensService; users: Pick<UsersService, 'findById'> }): void {
   app.post(
     '/users/:userId/tokens',
     {
@@ -53,8 +53,12 @@ export function registerIdentityAdminRoutes(
       schema: {
         tags: ['users'],
         summary: 'Mint an access token for a user',
+        description:
+          'Issues an access token for a user or a bot, as sign-in would. An unknown user is a 404, an admin account a 400, a globally banned user a 403.',
+        consumes: JSON_AND_FORM,
         params: UserIdParams,
-        body: Type.Object({ expiresIn: Type.Optional(Type.Integer({ minimum: 60, maximum: 365 * 24 * 3600, description: 'Seconds; default 3600' })) }),
+        body: MintTokenBody,
+        response: answers(MintedToken),
       },
     },
     async (request) => {
@@ -70,10 +74,25 @@ export function registerIdentityAdminRoutes(
 
   app.put(
     '/users/:userId/avatar',
-    { schema: { tags: ['users'], summary: "Set a user's avatar (multipart: file)", consumes: ['multipart/form-data'], params: UserIdParams } },
-    async (request) => presentUser(await deps.avatars.setAvatar(request.params.userId, await uploadedFile(request))),
+    {
+      preValidation: readAvatarUpload,
+      schema: {
+        tags: ['users'],
+        summary: "Set a user's avatar (multipart: file)",
+        description:
+          "Stores the image (oriented, metadata stripped, at most 512 px) as the user's avatar, replacing the previous one, and answers the user. " +
+          'A body that is not multipart or a file that is not an image is a 400; a missing file a 422; a file over the upload limit a 413.',
+        consumes: ['multipart/form-data'],
+        params: UserIdParams,
+        body: AvatarUploadBody,
+        response: answers(UserRecord, { extraErrors: [413] }),
+      },
+    },
+    async (request) => presentUser(await deps.avatars.setAvatar(request.params.userId, uploadOf(request).data)),
   );
+}
 
+function registerClientRoutes(app: TypedApp, clients: ClientsService): void {
   const clientTag = { tags: ['oauth clients'] };
 
   app.post(
@@ -82,13 +101,10 @@ export function registerIdentityAdminRoutes(
       schema: {
         ...clientTag,
         summary: 'Register an OAuth / OpenID Connect client; the secret is shown once',
-        body: Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 200 }),
-          redirectUris: Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems: 1, maxItems: 20 }),
-          grantTypes: Type.Optional(Type.Array(StringEnum(['authorization_code', 'refresh_token']), { maxItems: 2 })),
-          public: Type.Optional(Type.Boolean({ description: 'A public client (no secret; PKCE required; RS256 ID tokens)' })),
-          idTokenSignedResponseAlg: Type.Optional(StringEnum(['HS256', 'RS256'], 'HS256 (keyed with the client secret, default) or RS256 (/oauth/jwks)')),
-        }),
+        description: 'Registers a sign-in client and answers it with its secret, which is never shown again. A bad redirect URI is a 422.',
+        consumes: JSON_AND_FORM,
+        body: CreateClientBody,
+        response: answers(OAuthClientWithSecretRecord),
       },
     },
     async (request) => {
@@ -97,38 +113,73 @@ export function registerIdentityAdminRoutes(
     },
   );
 
-  app.get('/oauth/clients', { schema: { ...clientTag, summary: 'List OAuth clients (never their secrets)' } }, async () => ({
-    clients: (await clients.list()).map(presentClient),
-  }));
+  app.get(
+    '/oauth/clients',
+    {
+      schema: {
+        ...clientTag,
+        summary: 'List OAuth clients (never their secrets)',
+        description: "Lists every OAuth client, bots' clients included, without their secrets.",
+        response: answers(ClientList),
+      },
+    },
+    async () => ({ clients: (await clients.list()).map(presentClient) }),
+  );
 
-  app.get('/oauth/clients/:clientId', { schema: { ...clientTag, summary: 'One OAuth client', params: ClientIdParams } }, async (request) =>
-    presentClient(await clients.get(request.params.clientId)),
+  app.get(
+    '/oauth/clients/:clientId',
+    {
+      schema: {
+        ...clientTag,
+        summary: 'One OAuth client',
+        description: 'The client, without its secret. An unknown client is a 404.',
+        params: ClientIdParams,
+        response: answers(OAuthClientRecord),
+      },
+    },
+    async (request) => presentClient(await clients.get(request.params.clientId)),
   );
 
   app.delete(
     '/oauth/clients/:clientId',
-    { schema: { ...clientTag, summary: 'Delete an OAuth client and revoke its tokens', params: ClientIdParams } },
+    {
+      schema: {
+        ...clientTag,
+        summary: 'Delete an OAuth client and revoke its tokens',
+        description: 'Deletes the client and revokes every token issued to it. An unknown client is a 404.',
+        params: ClientIdParams,
+        response: answers(SuccessAnswer),
+      },
+    },
     async (request) => {
       await clients.remove(request.params.clientId);
       return { status: 'success' as const };
     },
   );
+}
 
+function registerBotRoutes(app: TypedApp, clients: ClientsService): void {
   app.post(
     '/bots',
     {
       schema: {
         tags: ['bots'],
         summary: 'Create a bot user with client credentials (token: grant_type=client_credentials&scope=bot)',
-        body: Type.Object({
-          displayName: Type.String({ minLength: 1, maxLength: 200 }),
-          webhookUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
-        }),
+        description: 'Creates a bot user and its client; the secret is shown only here. A webhook URL that is not http(s) or not allowed is a 422.',
+        consumes: JSON_AND_FORM,
+        body: CreateBotBody,
+        response: answers(CreatedBot),
       },
     },
     async (request) => {
       const bot = await clients.createBot(request.body);
-      return { userId: bot.userId, clientId: bot.row.client_id, clientSecret: bot.secret, displayName: request.body.displayName, webhookUrl: request.body.webhookUrl ?? null };
+      return {
+        userId: bot.userId,
+        clientId: bot.row.client_id,
+        clientSecret: bot.secret,
+        displayName: request.body.displayName,
+        webhookUrl: request.body.webhookUrl ?? null,
+      };
     },
   );
 
@@ -138,8 +189,11 @@ export function registerIdentityAdminRoutes(
       schema: {
         tags: ['bots'],
         summary: "Change a bot's webhook URL (null: no webhooks); pending deliveries go to the new one",
+        description: "Sets or removes the bot's webhook URL; deliveries still pending go to the new one. An unknown bot is a 404; a refused URL a 422.",
+        consumes: JSON_AND_FORM,
         params: UserIdParams,
-        body: Type.Object({ webhookUrl: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()]) }),
+        body: BotWebhookBody,
+        response: answers(BotWebhook),
       },
     },
     async (request) => clients.setBotWebhook(request.params.userId, request.body.webhookUrl),

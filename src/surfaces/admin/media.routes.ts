@@ -1,33 +1,48 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
 import { principalOf } from '../../http/auth.js';
-import { Id, StringEnum, Tags } from '../../http/schemas.js';
+import { answers } from '../../http/responses.js';
+import { Id, StringEnum, Tags } from '../../shared/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { contentDispositionOf } from '../../modules/messages/files.js';
-import type { MediaService, OpenedBlob } from '../../modules/messages/media.service.js';
+import type { MediaService } from '../../modules/messages/media.service.js';
+import { blobAnswers, sendBlob } from '../shared/send-blob.js';
 import { IMAGE_SIZES } from '../../modules/messages/messages.present.js';
-import { MessageIdParams, messagesAnswer } from './messages.routes.js';
+import { MessageIdParams, messagesAnswer, MessagesAnswer } from '../shared/message-answers.js';
 import { MAX_TEXT_LENGTH } from '../../modules/messages/messages.service.js';
-import { readMultipartBody, uploadOf } from '../../modules/messages/multipart.js';
+import { readMultipartBody, uploadOf } from '../../http/multipart.js';
 
 const tag = { tags: ['messages'] };
+/** Upload bodies are multipart only (http/multipart.ts refuses anything else). */
 const consumes = ['multipart/form-data'];
 const readUpload = readMultipartBody({ fileField: 'file', arrayFields: ['tags'] });
 
-/** Sends a blob with its validators; exported for the client API's downloads. */
-export function sendBlob(reply: FastifyReply, ifNoneMatch: string | undefined, blob: OpenedBlob): FastifyReply {
-  reply
-    .header('content-type', blob.contentType)
-    .header('x-content-type-options', 'nosniff')
-    .header('etag', blob.etag)
-    // Admin-only and removed on delete: cacheable by the caller, never by shared caches.
-    .header('cache-control', 'private, max-age=3600');
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tagValue) => tagValue.trim() === blob.etag)) {
-    blob.stream.destroy();
-    return reply.code(304).send();
-  }
-  return reply.header('content-length', blob.size).send(blob.stream);
-}
+/**
+ * The file part, documented beside the fields. It is read from the parts, never into the validated
+ * fields, so the schema cannot require it: a request without it is a 422 naming body.file.
+ */
+const FilePart = (description: string) => Type.Optional(Type.Unsafe<string>({ type: 'string', format: 'binary', description }));
+
+const ImageMessageBody = Type.Object(
+  {
+    file: FilePart('Required: the image (JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF), stored as JPEG, or PNG when it has transparency, with its metadata stripped'),
+    channelId: Id(),
+    caption: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
+    tags: Type.Optional(Tags()),
+    parentId: Type.Optional(Id()),
+    fullImage: Type.Optional(Type.Boolean({ description: 'Also keep the original size (metadata stripped)' })),
+  },
+  { examples: [{ file: 'whiteboard.jpg', channelId: 'general', caption: 'Sprint plan', tags: ['planning'], fullImage: true }] },
+);
+
+const FileMessageBody = Type.Object(
+  {
+    file: FilePart('Required: the file, of any type, kept as uploaded'),
+    channelId: Id(),
+    tags: Type.Optional(Tags()),
+    parentId: Type.Optional(Id()),
+  },
+  { examples: [{ file: 'q1-report.pdf', channelId: 'general', tags: ['reports'] }] },
+);
 
 export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }): void {
   const { media } = deps;
@@ -39,14 +54,11 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
       schema: {
         ...tag,
         summary: 'Create an image message (multipart: file, channelId, caption, tags, parentId, fullImage)',
+        description:
+          'Posts an image as the admin user; it is kept in small, medium and large sizes (and full with fullImage). An image the server cannot read is 400, one over the upload limit 413, a closed channel 409.',
         consumes,
-        body: Type.Object({
-          channelId: Id(),
-          caption: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
-          tags: Type.Optional(Tags()),
-          parentId: Type.Optional(Id()),
-          fullImage: Type.Optional(Type.Boolean({ description: 'Also keep the original size (metadata stripped)' })),
-        }),
+        body: ImageMessageBody,
+        response: answers(MessagesAnswer, { extraErrors: [409, 413] }),
       },
     },
     async (request) => {
@@ -65,8 +77,10 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
       schema: {
         ...tag,
         summary: 'Create a file message (multipart: file, channelId, tags, parentId)',
+        description: 'Posts a file of any type as the admin user. A file over the upload limit is 413, a closed channel 409.',
         consumes,
-        body: Type.Object({ channelId: Id(), tags: Type.Optional(Tags()), parentId: Type.Optional(Id()) }),
+        body: FileMessageBody,
+        response: answers(MessagesAnswer, { extraErrors: [409, 413] }),
       },
     },
     async (request) => {
@@ -90,8 +104,11 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
       schema: {
         ...tag,
         summary: 'Download an image message in one size (default medium)',
+        description:
+          'The image bytes, with an ETag (If-None-Match answers 304). `full` exists only when uploaded with fullImage; a deleted message or a missing size is 404.',
         params: MessageIdParams,
-        querystring: Type.Object({ size: Type.Optional(StringEnum(IMAGE_SIZES)) }),
+        querystring: Type.Object({ size: Type.Optional(StringEnum(IMAGE_SIZES)) }, { examples: [{ size: 'large' }] }),
+        response: blobAnswers('image/*', 'The image, in the stored type (image/jpeg or image/png)'),
       },
     },
     async (request, reply) => {
@@ -102,7 +119,16 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
 
   app.get(
     '/messages/:messageId/files',
-    { schema: { ...tag, summary: 'Download the file of a file message', params: Type.Object({ messageId: Id() }) } },
+    {
+      schema: {
+        ...tag,
+        summary: 'Download the file of a file message',
+        description:
+          'The file as uploaded, with its name in Content-Disposition and an ETag (If-None-Match answers 304). A deleted or non-file message is 404.',
+        params: MessageIdParams,
+        response: blobAnswers('*/*', 'The file, in the type it was uploaded with (application/octet-stream where that type is not safe to serve)'),
+      },
+    },
     async (request, reply) => {
       const blob = await media.openFile(request.params.messageId);
       reply.header('content-disposition', contentDispositionOf(blob.fileName ?? 'file'));

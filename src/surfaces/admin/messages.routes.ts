@@ -1,71 +1,60 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
 import type { Clock } from '../../clock.js';
 import { principalOf } from '../../http/auth.js';
-import type { Paging } from '../../http/paging.js';
-import { Id, Metadata, Segment, StringEnum, Tags } from '../../http/schemas.js';
-import { HANDS_EVENTS_ITSELF, type TypedApp } from '../../http/typed-app.js';
-import { presentChannel } from '../../modules/channels/channels.present.js';
-import { presentUser } from '../../modules/users/users.present.js';
-import type { UserRow } from '../../modules/users/users.store.js';
-import { type MessageRecord, presentMessage } from '../../modules/messages/messages.present.js';
-import type { CreatedMessage, MessagesService } from '../../modules/messages/messages.service.js';
+import { answers, JSON_AND_FORM } from '../../http/responses.js';
+import { Id, Metadata, Nullable, Segment, StringEnum, Tags } from '../../shared/schemas.js';
+import type { TypedApp } from '../../http/typed-app.js';
+import { ChannelRecord, presentChannel } from '../../modules/channels/channels.present.js';
+import { presentUser, UserRecord } from '../../modules/users/users.present.js';
+import { MessageRecord, presentMessage } from '../../modules/messages/messages.present.js';
+import type { MessagesService } from '../../modules/messages/messages.service.js';
+import { createdAnswer, MessageIdParams, messagesAnswer, MessagesAnswer, presentAuthorJson } from '../shared/message-answers.js';
 
 const tag = { tags: ['messages'] };
-export const MessageIdParams = Type.Object({ messageId: Id('The message id') });
 const PageSize = Type.Integer({ minimum: 1, maximum: 100 });
 
-/**
- * Presented authors by row object. A group commit reads the author once for its whole batch and
- * hands the same row to every create in it, so the record is built once per batch, not per answer.
- * Rows are never mutated after they are read; entries go with their row.
- */
-const presentedAuthors = new WeakMap<UserRow, ReturnType<typeof presentUser>>();
-function presentAuthor(row: UserRow): ReturnType<typeof presentUser> {
-  let record = presentedAuthors.get(row);
-  if (record === undefined) {
-    record = presentUser(row);
-    presentedAuthors.set(row, record);
-  }
-  return record;
-}
+const CreateMessageBody = Type.Object(
+  {
+    channelId: Id('The channel to post in'),
+    type: StringEnum(['text', 'custom']),
+    data: Metadata('text: {"text": "..."} (at most 20,000 characters); custom: any JSON object up to 100 KB'),
+    tags: Type.Optional(Tags()),
+    parentId: Type.Optional(Id('Makes the message a comment of this message of the same channel')),
+  },
+  { examples: [{ channelId: 'general', type: 'text', data: { text: 'Standup moved to 10:30 today.' }, tags: ['announcement'] }] },
+);
 
-/** The answer of message queries and creates (API-CONVENTIONS.md section 3): each author once. */
-export function messagesAnswer(messages: MessageRecord[], authors: Array<UserRow | undefined>, paging: Paging = { next: null, prev: null }) {
-  const users = new Map<string, UserRow>();
-  for (const author of authors) if (author) users.set(author.id, author);
-  return {
-    status: 'success' as const,
-    data: { messages, users: [...users.values()].map(presentAuthor) },
-    paging,
-  };
-}
+const QueryMessagesBody = Type.Object(
+  {
+    channelId: Id(),
+    parentId: Type.Optional(Id('Only the comments of this message')),
+    filterByParentId: Type.Optional(Type.Boolean({ description: 'true: only messages without a parent' })),
+    tags: Type.Optional(Tags('Messages with any of these tags')),
+    excludeTags: Type.Optional(Tags('Messages with none of these tags')),
+    options: Type.Optional(
+      Type.Object({
+        after: Type.Optional(Segment),
+        first: Type.Optional(PageSize),
+        before: Type.Optional(Segment),
+        last: Type.Optional(PageSize),
+        token: Type.Optional(Type.String({ maxLength: 2048 })),
+      }),
+    ),
+  },
+  { examples: [{ channelId: 'general', filterByParentId: true, options: { last: 20 } }] },
+);
 
-/** A presenter whose JSON text is kept per row object (a batch hands the same author row to each create). */
-export function cachedJson<Row extends object>(present: (row: Row) => unknown): (row: Row) => string {
-  const texts = new WeakMap<Row, string>();
-  return (row) => {
-    let text = texts.get(row);
-    if (text === undefined) {
-      text = JSON.stringify(present(row));
-      texts.set(row, text);
-    }
-    return text;
-  };
-}
-
-/**
- * `messagesAnswer([record], [author])` of a create, as the JSON text it serializes to, which Fastify
- * sends unchanged: the record's text is the one already written to the outbox, and the author's is
- * kept per row, so the busiest answer in the server is one string concatenation.
- */
-export function createdAnswer(reply: FastifyReply, created: CreatedMessage, authorJson: (row: UserRow) => string): string {
-  reply.type('application/json; charset=utf-8');
-  const users = created.author ? authorJson(created.author) : '';
-  return `{"status":"success","data":{"messages":[${created.recordJson}],"users":[${users}]},"paging":{"next":null,"prev":null}}`;
-}
-
-const presentAuthorJson = cachedJson(presentUser);
+const MessageAnswer = Type.Object(
+  {
+    channel: ChannelRecord,
+    message: MessageRecord,
+    user: Nullable(UserRecord, 'The author; null if the user no longer exists'),
+  },
+  {
+    description: 'A message with its channel and author',
+    examples: [{ channel: ChannelRecord.examples[0], message: MessageRecord.examples[0], user: UserRecord.examples[0] }],
+  },
+);
 
 export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesService; clock: Clock }): void {
   const { messages, clock } = deps;
@@ -73,19 +62,17 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
   app.post(
     '/message',
     {
-      config: HANDS_EVENTS_ITSELF,
       schema: {
         ...tag,
         summary: 'Create a text or custom message',
-        body: Type.Object({
-          channelId: Id('The channel to post in'),
-          type: StringEnum(['text', 'custom']),
-          data: Metadata('text: {"text": "..."} (at most 20,000 characters); custom: any JSON object up to 100 KB'),
-          tags: Type.Optional(Tags()),
-          parentId: Type.Optional(Id('Makes the message a comment of this message of the same channel')),
-        }),
+        description:
+          'Posts a message to a channel as the admin user, optionally as a comment of another message. A closed channel is 409; a blacklisted word or a link off the whitelist is 403.',
+        consumes: JSON_AND_FORM,
+        body: CreateMessageBody,
+        response: answers(MessagesAnswer, { extraErrors: [409, 413] }),
       },
     },
+    // The answer is the JSON text of the record already written to the outbox: Fastify sends it unserialized.
     async (request, reply) => createdAnswer(reply, await messages.createMessage(principalOf(request), request.body), presentAuthorJson),
   );
 
@@ -95,22 +82,11 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
       schema: {
         ...tag,
         summary: 'Query the messages of a channel',
-        body: Type.Object({
-          channelId: Id(),
-          parentId: Type.Optional(Id('Only the comments of this message')),
-          filterByParentId: Type.Optional(Type.Boolean({ description: 'true: only messages without a parent' })),
-          tags: Type.Optional(Tags('Messages with any of these tags')),
-          excludeTags: Type.Optional(Tags('Messages with none of these tags')),
-          options: Type.Optional(
-            Type.Object({
-              after: Type.Optional(Segment),
-              first: Type.Optional(PageSize),
-              before: Type.Optional(Segment),
-              last: Type.Optional(PageSize),
-              token: Type.Optional(Type.String({ maxLength: 2048 })),
-            }),
-          ),
-        }),
+        description:
+          'Pages through the messages of a channel, oldest first within a page, with their authors. Filters by parent, tags and segment range; `options.token` continues a previous page.',
+        consumes: JSON_AND_FORM,
+        body: QueryMessagesBody,
+        response: answers(MessagesAnswer),
       },
     },
     async (request) => {
@@ -119,13 +95,37 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
     },
   );
 
-  app.get('/message/:messageId', { schema: { ...tag, summary: 'Get one message', params: MessageIdParams } }, async (request) => {
-    const { row, channel, author } = await messages.get(request.params.messageId);
-    return { channel: presentChannel(channel, clock.now()), message: presentMessage(row), user: author ? presentUser(author) : null };
-  });
+  app.get(
+    '/message/:messageId',
+    {
+      schema: {
+        ...tag,
+        summary: 'Get one message',
+        description: 'One message, deleted ones included, with its channel and its author. An unknown message is 404.',
+        params: MessageIdParams,
+        response: answers(MessageAnswer),
+      },
+    },
+    async (request) => {
+      const { row, channel, author } = await messages.get(request.params.messageId);
+      return { channel: presentChannel(channel, clock.now()), message: presentMessage(row), user: author ? presentUser(author) : null };
+    },
+  );
 
-  app.delete('/message/:messageId', { schema: { ...tag, summary: 'Delete a message (soft)', params: MessageIdParams } }, async (request) => {
-    const { record, author } = await messages.deleteMessage(principalOf(request), request.params.messageId);
-    return messagesAnswer([record], [author]);
-  });
+  app.delete(
+    '/message/:messageId',
+    {
+      schema: {
+        ...tag,
+        summary: 'Delete a message (soft)',
+        description: 'Marks the message deleted and empties its data; its image or file is removed. Answers the deleted message, also when it already was. An unknown message is 404.',
+        params: MessageIdParams,
+        response: answers(MessagesAnswer),
+      },
+    },
+    async (request) => {
+      const { record, author } = await messages.deleteMessage(principalOf(request), request.params.messageId);
+      return messagesAnswer([record], [author]);
+    },
+  );
 }

@@ -1,26 +1,78 @@
-import { Type } from '@sinclair/typebox';
-import { Id, IdList } from '../../http/schemas.js';
+import { type TObject, Type } from '@sinclair/typebox';
+import { answers, JSON_AND_FORM } from '../../http/responses.js';
+import { AppError } from '../../shared/errors.js';
+import { Id, IdList } from '../../shared/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { presentBlacklistRule, presentWhitelistRule } from '../../modules/moderation/rules.present.js';
-import { MAX_RULE_LENGTH, type RulesService } from '../../modules/moderation/rules.service.js';
+import { BlacklistRuleRecord, presentBlacklistRule, presentWhitelistRule, WhitelistRuleRecord } from '../../modules/moderation/rules.present.js';
+import { MAX_RULE_LENGTH, type RuleChanges, type RulesService } from '../../modules/moderation/rules.service.js';
 import type { RuleKind, RuleRow } from '../../modules/moderation/rules.store.js';
+import { bodyOrQuery } from './body-or-query.js';
 
 const RuleIdParams = Type.Object({ ruleId: Id('The rule to change') });
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }));
 
+/** What differs between the two kinds of rule: their record, what a rule holds, and realistic examples. */
+const KINDS = {
+  blacklist: { record: BlacklistRuleRecord, present: presentBlacklistRule, what: 'word', examples: ['spoiler', 'leak'] },
+  whitelist: { record: WhitelistRuleRecord, present: presentWhitelistRule, what: 'URL', examples: ['docs.example.com', 'https://example.org/handbook'] },
+} as const satisfies Record<RuleKind, unknown>;
+
+const RULE_ID_EXAMPLES = ['67d3f5a5e4b0a1c2d3e4f510', '67d3f5a5e4b0a1c2d3e4f512'];
+
+/** `{status, data: {results: [rule...]}}`, the answer of GET, POST and DELETE. */
+function rulesAnswerOf(record: TObject, examples: readonly string[]) {
+  const [first] = record.examples as Array<Record<string, unknown>>;
+  const results = examples.map((regex, index) => ({ ...first, ruleId: RULE_ID_EXAMPLES[index], regex }));
+  return Type.Object(
+    { status: Type.Literal('success'), data: Type.Object({ results: Type.Array(record) }) },
+    { description: 'The rules', examples: [{ status: 'success', data: { results } }] },
+  );
+}
+
+/** `{status, data: rule}`, the answer of PUT, as the original's BlacklistRuleResponse. */
+function ruleAnswerOf(record: TObject) {
+  const [first] = record.examples as unknown[];
+  return Type.Object({ status: Type.Literal('success'), data: record }, { description: 'The changed rule', examples: [{ status: 'success', data: first }] });
+}
+
+interface RuleUpdateBody {
+  ruleId?: string;
+  regex?: string;
+  isMatchExactWord?: boolean;
+  isEnabled?: boolean;
+}
+
 /**
- * /blacklist/records and /whitelist/records. Every answer, writes included, is
- * {"status":"success","data":{"results":[rule...]}}: GET the matching rules, POST the created ones,
- * PUT the changed one, DELETE the deleted ones.
+ * The word a PUT names, and the field it came in. SPEC.md reads the body's `ruleId` as the new word;
+ * the original's clients send the rule's own id there (`{ruleId, isEnabled}`), which names no word:
+ * taken as one, it replaced the blocked word with the id. `regex` names the word unambiguously.
+ */
+function wordOf(body: RuleUpdateBody, pathRuleId: string): Pick<RuleChanges, 'word' | 'wordField'> {
+  const ruleIdWord = body.ruleId === undefined || body.ruleId === pathRuleId ? undefined : body.ruleId;
+  if (body.regex === undefined) return ruleIdWord === undefined ? {} : { word: ruleIdWord, wordField: 'body.ruleId' };
+  if (ruleIdWord !== undefined && ruleIdWord !== body.regex) {
+    throw new AppError('parameters', 'body.ruleId and body.regex name different words; give the new word once.', {
+      detail: [{ field: 'body.ruleId', message: "must be the rule's id or the same word as body.regex" }],
+    });
+  }
+  return { word: body.regex, wordField: 'body.regex' };
+}
+
+/**
+ * /blacklist/records and /whitelist/records. GET, POST and DELETE answer
+ * {"status":"success","data":{"results":[rule...]}} (the matching, created or deleted rules); PUT
+ * answers {"status":"success","data":rule}, as the original did.
  */
 export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService }): void {
   const { rules } = deps;
   for (const kind of ['blacklist', 'whitelist'] as const satisfies readonly RuleKind[]) {
-    const present = kind === 'blacklist' ? presentBlacklistRule : presentWhitelistRule;
+    const { record, present, what, examples } = KINDS[kind];
+    const RulesAnswer = rulesAnswerOf(record, examples);
     const answer = (rows: readonly RuleRow[]) => ({ status: 'success' as const, data: { results: rows.map(present) } });
-    const what = kind === 'blacklist' ? 'word' : 'URL';
     const Word = (description: string) => Type.String({ minLength: 1, maxLength: MAX_RULE_LENGTH[kind], description });
     const Words = (description: string, minItems: number) => Type.Array(Word(`A ${what}, taken literally`), { minItems, maxItems: 100, description });
+    const RuleIds = (where: string) =>
+      Type.Object({ ruleIds: Type.Optional(IdList(`Rules to delete; required, here or ${where}`, 1)) }, { examples: [{ ruleIds: RULE_ID_EXAMPLES }] });
     const tag = { tags: [kind] };
     const base = `/${kind}/records`;
 
@@ -30,7 +82,9 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
         schema: {
           ...tag,
           summary: `List ${kind} rules`,
-          querystring: Type.Object({ regexs: Type.Optional(Words(`Only the rules for these ${what}s`, 0)) }),
+          description: `Every ${kind} rule, oldest first; \`regexs\` keeps the rules for those ${what}s (matched as the rules match, not as text).`,
+          querystring: Type.Object({ regexs: Type.Optional(Words(`Only the rules for these ${what}s`, 0)) }, { examples: [{ regexs: [examples[0]] }] }),
+          response: answers(RulesAnswer),
         },
       },
       async (request) => answer(await rules.list(kind, request.query.regexs)),
@@ -42,10 +96,16 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
         schema: {
           ...tag,
           summary: `Add ${kind} rules, one per ${what}`,
-          body: Type.Object({
-            regexs: Words(`One rule is created per ${what}`, 1),
-            ...(kind === 'blacklist' ? { isMatchExactWord: Flag('Block the word only where it stands as a whole word (default false)') } : {}),
-          }),
+          description: `Creates one enabled rule per ${what}, all or none. A ${what} that already has a rule is 409; an unusable one 422.`,
+          consumes: JSON_AND_FORM,
+          body: Type.Object(
+            {
+              regexs: Words(`One rule is created per ${what}`, 1),
+              ...(kind === 'blacklist' ? { isMatchExactWord: Flag('Block the word only where it stands as a whole word (default false)') } : {}),
+            },
+            { examples: [{ regexs: [...examples], ...(kind === 'blacklist' ? { isMatchExactWord: true } : {}) }] },
+          ),
+          response: answers(RulesAnswer, { extraErrors: [409] }),
         },
       },
       async (request) => {
@@ -56,8 +116,18 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
 
     app.delete(
       base,
-      { schema: { ...tag, summary: `Delete ${kind} rules (all or none)`, body: Type.Object({ ruleIds: IdList('Rules to delete', 1) }) } },
-      async (request) => answer(await rules.remove(kind, request.body.ruleIds)),
+      {
+        schema: {
+          ...tag,
+          summary: `Delete ${kind} rules (all or none)`,
+          description: `Deletes the rules named by \`ruleIds\`, in the body or in the query string (\`ruleIds=a&ruleIds=b\` or \`ruleIds[]=a\`), not both. Any unknown id is 404 and deletes nothing.`,
+          consumes: JSON_AND_FORM,
+          body: RuleIds('in the query string'),
+          querystring: RuleIds('in the body'),
+          response: answers(RulesAnswer),
+        },
+      },
+      async (request) => answer(await rules.remove(kind, bodyOrQuery(request.body, request.query, ['ruleIds']).ruleIds)),
     );
 
     app.put(
@@ -66,18 +136,25 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
         schema: {
           ...tag,
           summary: `Change a ${kind} rule`,
+          description: `Changes only the fields the body names. The new ${what} goes in \`regex\` or, as SPEC.md has it, in \`ruleId\`; a \`ruleId\` equal to the rule's own id (the original's update body) changes no ${what}. A ${what} another rule has is 409.`,
           params: RuleIdParams,
-          body: Type.Object({
-            ruleId: Type.Optional(Word(`The new ${what}`)),
-            ...(kind === 'blacklist' ? { isMatchExactWord: Flag('Defaults to false when a new word is given') } : {}),
-            isEnabled: Flag('A disabled rule is kept but not enforced'),
-          }),
+          consumes: JSON_AND_FORM,
+          body: Type.Object(
+            {
+              ruleId: Type.Optional(Word(`The new ${what}; the rule's own id here names no ${what}`)),
+              regex: Type.Optional(Word(`The new ${what}`)),
+              ...(kind === 'blacklist' ? { isMatchExactWord: Flag('Defaults to false when a new word is given') } : {}),
+              isEnabled: Flag('A disabled rule is kept but not enforced'),
+            },
+            { examples: [{ regex: examples[1], isEnabled: true }, { ruleId: RULE_ID_EXAMPLES[0], isEnabled: false }] },
+          ),
+          response: answers(ruleAnswerOf(record), { extraErrors: [409] }),
         },
       },
       async (request) => {
-        const body = request.body as { ruleId?: string; isMatchExactWord?: boolean; isEnabled?: boolean };
-        const row = await rules.update(kind, request.params.ruleId, { word: body.ruleId, isMatchExactWord: body.isMatchExactWord, isEnabled: body.isEnabled });
-        return answer([row]);
+        const body = request.body as RuleUpdateBody;
+        const changes: RuleChanges = { ...wordOf(body, request.params.ruleId), isMatchExactWord: body.isMatchExactWord, isEnabled: body.isEnabled };
+        return { status: 'success' as const, data: present(await rules.update(kind, request.params.ruleId, changes)) };
       },
     );
   }

@@ -1,12 +1,67 @@
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed-app.js';
-import { Id, Metadata, StringEnum } from '../../http/schemas.js';
-import { presentUser } from '../../modules/users/users.present.js';
+import { answers, JSON_AND_FORM, SuccessAnswer } from '../../http/responses.js';
+import { Id, Metadata, StringEnum } from '../../shared/schemas.js';
+import { presentRole, RoleRecord } from '../../modules/roles/roles.present.js';
+import { presentUser, UserRecord } from '../../modules/users/users.present.js';
 import type { UsersService } from '../../modules/users/users.service.js';
+import { PagingRecord } from '../shared/message-answers.js';
 
 const tag = { tags: ['users'] };
 const Text = (maxLength: number) => Type.String({ maxLength });
-const UserIdBody = Type.Object({ userId: Id() });
+const UserIdBody = Type.Object({ userId: Id() }, { examples: [{ userId: 'alice' }] });
+const userExample = (UserRecord.examples as unknown[])[0] as Record<string, unknown>;
+const firstExample = (schema: TSchema): unknown => (schema.examples as unknown[] | undefined)?.[0];
+
+const UpsertUserBody = Type.Object(
+  {
+    userId: Id(),
+    displayName: Type.Optional(Text(200)),
+    roles: Type.Optional(Type.Array(Id(), { maxItems: 100, description: 'Replaces the global roles (publicIds of roles)' })),
+    metadata: Type.Optional(Metadata("The operator's own data about the user (at most 100 KB as JSON)")),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^\\S+$', description: 'The sign-in name' })),
+    password: Type.Optional(Type.String({ minLength: 8, maxLength: 256, description: 'The sign-in password' })),
+    firstname: Type.Optional(Text(200)),
+    lastname: Type.Optional(Text(200)),
+    email: Type.Optional(Text(320)),
+    position: Type.Optional(Text(200)),
+    status: Type.Optional(Text(200)),
+    extras: Type.Optional(Metadata('Further profile fields, returned by /userinfo as they are')),
+  },
+  {
+    examples: [
+      { userId: 'alice', displayName: 'Alice Martin', roles: ['moderator'], metadata: { team: 'support' } },
+      { userId: 'alice', username: 'alice', password: 'correct horse battery', firstname: 'Alice', lastname: 'Martin', email: 'alice@example.com' },
+    ],
+  },
+);
+
+/** A user as the list carries it: the record, and its id again as `publicId`, the name the original's list used. */
+const ListedUserInfo = Type.Composite(
+  [UserRecord, Type.Object({ publicId: Type.String({ description: 'The userId again, under the name the original service used in this list' }) })],
+  {
+    description: 'A user of the list',
+    examples: [{ ...userExample, publicId: userExample.userId }],
+  },
+);
+
+const UserListAnswer = Type.Object(
+  {
+    users: Type.Array(Type.Object({ info: ListedUserInfo })),
+    roles: Type.Array(RoleRecord, { description: 'The roles the listed users hold that exist, with their permissions' }),
+    paging: PagingRecord,
+  },
+  {
+    description: 'A page of users, in userId order, and the roles they hold',
+    examples: [
+      {
+        users: [{ info: { ...userExample, publicId: userExample.userId } }],
+        roles: [firstExample(RoleRecord)],
+        paging: { next: 'eyJ1IjoiYWxpY2UifQ.x3Jf', prev: null },
+      },
+    ],
+  },
+);
 
 export function registerUserRoutes(app: TypedApp, deps: { users: UsersService }): void {
   const { users } = deps;
@@ -17,17 +72,19 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService })
       schema: {
         ...tag,
         summary: 'List users',
+        description: 'Lists users in userId order, a page at a time, optionally only flagged ones or those matching a search. An altered page token is a 400.',
         querystring: Type.Object({
           search: Type.Optional(Type.String({ maxLength: 100, description: 'Case-insensitive prefix of displayName or userId' })),
-          filter: Type.Optional(StringEnum(['all', 'flagged'])),
-          pageToken: Type.Optional(Type.String({ maxLength: 2048 })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          filter: Type.Optional(StringEnum(['all', 'flagged'], 'flagged: only users with a flag; default all')),
+          pageToken: Type.Optional(Type.String({ maxLength: 2048, description: 'paging.next or paging.prev of an earlier answer' })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size; default 10' })),
         }),
+        response: answers(UserListAnswer),
       },
     },
     async (request) => {
-      const { rows, paging } = await users.list(request.query);
-      return { users: rows.map((row) => ({ info: presentUser(row) })), paging };
+      const { rows, roles, paging } = await users.list(request.query);
+      return { users: rows.map((row) => ({ info: { ...presentUser(row), publicId: row.id } })), roles: roles.map(presentRole), paging };
     },
   );
 
@@ -37,41 +94,62 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService })
       schema: {
         ...tag,
         summary: 'Create or update a user (only the fields given change)',
-        body: Type.Object({
-          userId: Id(),
-          displayName: Type.Optional(Text(200)),
-          roles: Type.Optional(Type.Array(Id(), { maxItems: 100 })),
-          metadata: Type.Optional(Metadata()),
-          username: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^\\S+$' })),
-          password: Type.Optional(Type.String({ minLength: 8, maxLength: 256 })),
-          firstname: Type.Optional(Text(200)),
-          lastname: Type.Optional(Text(200)),
-          email: Type.Optional(Text(320)),
-          position: Type.Optional(Text(200)),
-          status: Type.Optional(Text(200)),
-          extras: Type.Optional(Metadata()),
-        }),
+        description: 'Creates the user, or changes only the fields given, and answers the user. A username another user holds is a 409.',
+        consumes: JSON_AND_FORM,
+        body: UpsertUserBody,
+        response: answers(UserRecord, { extraErrors: [409] }),
       },
     },
     async (request) => presentUser(await users.upsert(request.body)),
   );
 
-  app.post('/users/ban', { schema: { ...tag, summary: 'Ban a user globally', body: UserIdBody } }, async (request) => {
-    await users.setGlobalBan(request.body.userId, true);
-    return { status: 'success' as const };
-  });
+  app.post(
+    '/users/ban',
+    {
+      schema: {
+        ...tag,
+        summary: 'Ban a user globally',
+        description: 'Bans the user from the whole network: their tokens stop working on the client, bot and tray APIs. An unknown user is a 404.',
+        consumes: JSON_AND_FORM,
+        body: UserIdBody,
+        response: answers(SuccessAnswer),
+      },
+    },
+    async (request) => {
+      await users.setGlobalBan(request.body.userId, true);
+      return { status: 'success' as const };
+    },
+  );
 
-  app.post('/users/unban', { schema: { ...tag, summary: 'Lift a global ban', body: UserIdBody } }, async (request) => {
-    await users.setGlobalBan(request.body.userId, false);
-    return { status: 'success' as const };
-  });
+  app.post(
+    '/users/unban',
+    {
+      schema: {
+        ...tag,
+        summary: 'Lift a global ban',
+        description: 'Lifts the global ban. An unknown user is a 404; a user who is not banned a 409 (400316).',
+        consumes: JSON_AND_FORM,
+        body: UserIdBody,
+        response: answers(SuccessAnswer, { extraErrors: [409] }),
+      },
+    },
+    async (request) => {
+      await users.setGlobalBan(request.body.userId, false);
+      return { status: 'success' as const };
+    },
+  );
 
   app.delete(
     '/users/:userId/flags',
-    { schema: { ...tag, summary: "Clear a user's flags", params: Type.Object({ userId: Id() }) } },
-    async (request) => {
-      await users.clearFlags(request.params.userId);
-      return { status: 'success' as const };
+    {
+      schema: {
+        ...tag,
+        summary: "Clear a user's flags",
+        description: 'Clears every flag on the user (flagCount becomes 0) and answers the user. An unknown user is a 404.',
+        params: Type.Object({ userId: Id() }),
+        response: answers(UserRecord),
+      },
     },
+    async (request) => presentUser(await users.clearFlags(request.params.userId)),
   );
 }

@@ -1,28 +1,62 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
 import { principalOf } from '../../http/auth.js';
-import { AppError, notFound } from '../../http/errors.js';
-import { ChannelIdParams, Segment } from '../../http/schemas.js';
+import { answers, JSON_AND_FORM } from '../../http/responses.js';
+import { ChannelIdParams, Segment } from '../../shared/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import type { Executor } from '../../storage/database.js';
-import { presentChannel, presentChannelUser } from '../../modules/channels/channels.present.js';
-import type { SendRules } from '../../modules/messages/send-rules.js';
-import { presentUser } from '../../modules/users/users.present.js';
-import { createUsersStore } from '../../modules/users/users.store.js';
-import { createClientStore } from '../../modules/client/client.store.js';
+import { ChannelRecord, ChannelUserRecord, presentChannel, presentChannelUser } from '../../modules/channels/channels.present.js';
+import type { ClientService } from '../../modules/client/client.service.js';
+import { presentUser, UserRecord } from '../../modules/users/users.present.js';
+import { exampleOf } from './client.schemas.js';
 
 const tag = { tags: ['client'] };
 
-/** The caller's own profile and channels: what an end-user app shows first. */
-export function registerClientBasicsRoutes(app: TypedApp, deps: { db: Executor; clock: Clock; sendRules: SendRules }): void {
-  const store = createClientStore(deps.db);
-  const users = createUsersStore(deps.db);
+const MyChannelsAnswer = Type.Object(
+  {
+    channels: Type.Array(
+      Type.Object({
+        channel: ChannelRecord,
+        channelUser: ChannelUserRecord,
+        unreadCount: Type.Integer({ description: "Messages after the caller's read marker" }),
+      }),
+      { description: 'Most recently active first' },
+    ),
+  },
+  {
+    description: "The caller's channels, each with the caller's membership and unread count",
+    examples: [{ channels: [{ channel: exampleOf(ChannelRecord), channelUser: exampleOf(ChannelUserRecord), unreadCount: 5 }] }],
+  },
+);
 
-  app.get('/me', { schema: { ...tag, summary: "The caller's profile" } }, async (request) => {
-    const user = await users.findById(principalOf(request).userId);
-    if (!user) throw notFound('User');
-    return presentUser(user);
-  });
+const ReadBody = Type.Object(
+  { segment: Segment },
+  { description: 'The channelSegment read up to; a marker never moves back, nor past the last message', examples: [{ segment: 1280 }] },
+);
+
+const ReadAnswer = Type.Object(
+  {
+    status: Type.Literal('success'),
+    readToSegment: Type.Integer({ description: 'Where the marker stands after the call' }),
+  },
+  { description: 'The read marker in place', examples: [{ status: 'success', readToSegment: 1280 }] },
+);
+
+/** The caller's own profile and channels: what an end-user app shows first. */
+export function registerClientBasicsRoutes(app: TypedApp, deps: { client: ClientService; clock: Clock }): void {
+  const { client } = deps;
+
+  app.get(
+    '/me',
+    {
+      schema: {
+        ...tag,
+        summary: "The caller's profile",
+        description: "The caller's own user record, identity fields included.",
+        response: answers(UserRecord),
+      },
+    },
+    async (request) => presentUser(await client.profileOf(principalOf(request))),
+  );
 
   app.get(
     '/channels',
@@ -30,12 +64,14 @@ export function registerClientBasicsRoutes(app: TypedApp, deps: { db: Executor; 
       schema: {
         ...tag,
         summary: "The caller's channels with unread counts",
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }),
+        description: 'The channels the caller is a member of, most recently active first, with how many messages are unread in each.',
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'At most this many channels (default 100)' })) }),
+        response: answers(MyChannelsAnswer),
       },
     },
     async (request) => {
       const now = deps.clock.now();
-      const rows = await store.channelsOf(principalOf(request).userId, request.query.limit ?? 100);
+      const rows = await client.channelsOf(principalOf(request), request.query.limit ?? 100);
       return {
         channels: rows.map(({ channel, member }) => ({
           channel: presentChannel(channel, now),
@@ -53,18 +89,16 @@ export function registerClientBasicsRoutes(app: TypedApp, deps: { db: Executor; 
       schema: {
         ...tag,
         summary: "Move the caller's read marker forward",
+        description:
+          'Marks the channel read up to `segment` (capped at its last message). Members only: 404 for a missing channel, 403 (400304) when banned, 403 (400301) when not a member.',
+        consumes: JSON_AND_FORM,
         params: ChannelIdParams,
-        body: Type.Object({ segment: Segment }),
+        body: ReadBody,
+        response: answers(ReadAnswer),
       },
     },
     async (request) => {
-      const userId = principalOf(request).userId;
-      // As for reading its messages: a missing channel is 404, a ban 400304, no membership 400301.
-      const { channel } = await deps.sendRules.requireReader(userId, request.params.channelId);
-      // Never past the last message: a marker ahead of the channel would count its next messages read.
-      const segment = Math.min(request.body.segment, channel.last_segment);
-      const readTo = await store.advanceReadMarker(request.params.channelId, userId, segment, deps.clock.now());
-      if (readTo === null) throw new AppError('permissionDenied', 'Not a member of the channel.');
+      const readTo = await client.markRead(principalOf(request), request.params.channelId, request.body.segment);
       return { status: 'success' as const, readToSegment: readTo };
     },
   );

@@ -1,40 +1,30 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf } from '../../http/auth.js';
-import { AppError } from '../../http/errors.js';
-import type { Paging } from '../../http/paging.js';
-import { ChannelIdParams, Id, Metadata, Segment, StringEnum, Tags } from '../../http/schemas.js';
-import { HANDS_EVENTS_ITSELF, type TypedApp } from '../../http/typed-app.js';
+import { answers, JSON_AND_FORM } from '../../http/responses.js';
+import { AppError } from '../../shared/errors.js';
+import type { Paging } from '../../shared/paging.js';
+import { ChannelIdParams } from '../../shared/schemas.js';
+import type { TypedApp } from '../../http/typed-app.js';
 import { contentDispositionOf } from '../../modules/messages/files.js';
-import { sendBlob } from '../admin/media.routes.js';
+import { sendBlob } from '../shared/send-blob.js';
 import type { MediaService } from '../../modules/messages/media.service.js';
-import { IMAGE_SIZES } from '../../modules/messages/messages.present.js';
 import { type MessageRecord, presentMessage } from '../../modules/messages/messages.present.js';
-import { cachedJson, createdAnswer, MessageIdParams } from '../admin/messages.routes.js';
-import { MAX_TEXT_LENGTH, type MessagesService } from '../../modules/messages/messages.service.js';
-import { readMultipartBody, uploadOf } from '../../modules/messages/multipart.js';
+import { cachedJson, createdAnswer, MessageIdParams } from '../shared/message-answers.js';
+import type { MessagesService } from '../../modules/messages/messages.service.js';
+import { readMultipartBody, uploadOf } from '../../http/multipart.js';
 import type { SendRules } from '../../modules/messages/send-rules.js';
 import type { PermissionsService } from '../../modules/roles/permissions.service.js';
-import type { UserRow } from '../../modules/users/users.store.js';
+import type { UserRow } from '../../modules/users/users.types.js';
+import { ClientMessagesAnswer } from './client.schemas.js';
+import { FileDownloadAnswers, FileUploadBody, ImageDownloadAnswers, ImageQuery, ImageUploadBody, MessagesQuery, NewMessageBody } from './messages.schemas.js';
+import { presentPublicUser } from './public-user.present.js';
 
 const tag = { tags: ['client messages'] };
-const consumes = ['multipart/form-data'];
+const MULTIPART = ['multipart/form-data'];
 const readUpload = readMultipartBody({ fileField: 'file', arrayFields: ['tags'] });
-const PageSize = Type.Integer({ minimum: 1, maximum: 100 });
-
-/** A topic id: like any id, but empty is allowed and means the channel's main topic. */
-export const TopicId = (description: string) => Type.String({ maxLength: 50, pattern: '^[^\\s/?#%\\\\]*$', description });
 
 /** '' is the main topic (null); absent is "not said". */
 export const topicOf = (value: string | undefined): string | null | undefined => (value === undefined ? undefined : value === '' ? null : value);
-
-/**
- * The authors of an answer as other members may see them. The admin API's user record carries email,
- * roles, flags and ban state, which are the operator's business, not every channel member's.
- */
-export function presentPublicUser(row: UserRow) {
-  return { userId: row.id, displayName: row.display_name ?? '', avatar: row.avatar ?? '', isBot: row.kind === 'bot' };
-}
 
 const publicUserJson = cachedJson(presentPublicUser);
 
@@ -43,6 +33,10 @@ function answer(messages: MessageRecord[], authors: Array<UserRow | undefined>, 
   for (const author of authors) if (author) users.set(author.id, author);
   return { status: 'success' as const, data: { messages, users: [...users.values()].map(presentPublicUser) }, paging };
 }
+
+/** What a member may not do in a channel, besides the usual 400, 401, 404 and 422. */
+const SEND_REFUSALS =
+  '403 when the caller is not a member (400301), banned (400304), muted (400302), the channel is muted (400303) or the text breaks a rule (400307-400309); 409 (400900) when the channel is closed.';
 
 /**
  * Reading and writing messages as a member (API-CONVENTIONS.md section 6): the admin API's message
@@ -66,20 +60,11 @@ export function registerClientMessageRoutes(
       schema: {
         ...tag,
         summary: 'Read the messages of a channel the caller is a member of',
+        description:
+          'A page of messages in channelSegment order, with their authors as other members see them. Paging as in the admin query: `after` + `first`, `before` + `last`, or the newest `last`; `token` continues. 403 for a caller who is not a member or is banned.',
         params: ChannelIdParams,
-        querystring: Type.Object({
-          after: Type.Optional(Segment),
-          first: Type.Optional(PageSize),
-          before: Type.Optional(Segment),
-          last: Type.Optional(PageSize),
-          token: Type.Optional(Type.String({ maxLength: 2048 })),
-          parentId: Type.Optional(Id('Only the comments of this message')),
-          filterByParentId: Type.Optional(Type.Boolean({ description: 'true: only messages without a parent' })),
-          tags: Type.Optional(Tags('Messages with any of these tags')),
-          excludeTags: Type.Optional(Tags('Messages with none of these tags')),
-          topicId: Type.Optional(TopicId("Only this topic's messages; empty: the main topic only")),
-          tid: Type.Optional(TopicId('Same as topicId (the bot API name)')),
-        }),
+        querystring: MessagesQuery,
+        response: answers(ClientMessagesAnswer),
       },
     },
     async (request) => {
@@ -87,7 +72,9 @@ export function registerClientMessageRoutes(
       await sendRules.requireReader(principalOf(request).userId, channelId);
       const { after, first, before, last, token, parentId, filterByParentId, tags, excludeTags } = request.query;
       if (request.query.topicId !== undefined && request.query.tid !== undefined && request.query.topicId !== request.query.tid) {
-        throw new AppError('parameters', 'topicId and tid name different topics.', { detail: [{ field: 'query.tid', message: 'must equal topicId when both are given' }] });
+        throw new AppError('parameters', 'topicId and tid name different topics.', {
+          detail: [{ field: 'query.tid', message: 'must equal topicId when both are given' }],
+        });
       }
       const options = { after, first, before, last, token };
       const { rows, authors, paging } = await messages.query({
@@ -106,18 +93,14 @@ export function registerClientMessageRoutes(
   app.post(
     '/channels/:channelId/messages',
     {
-      config: HANDS_EVENTS_ITSELF,
       schema: {
         ...tag,
         summary: 'Send a text or custom message',
+        description: `Sends a message as the caller and answers it with its author. ${SEND_REFUSALS} 413 for a body over the limit.`,
+        consumes: JSON_AND_FORM,
         params: ChannelIdParams,
-        body: Type.Object({
-          type: StringEnum(['text', 'custom']),
-          data: Metadata('text: {"text": "..."} (at most 20,000 characters); custom: any JSON object up to 100 KB'),
-          tags: Type.Optional(Tags()),
-          parentId: Type.Optional(Id('Makes the message a comment of this message of the same channel')),
-          topicId: Type.Optional(TopicId('The topic to post in; absent or empty: the main topic')),
-        }),
+        body: NewMessageBody,
+        response: answers(ClientMessagesAnswer, { extraErrors: [409, 413] }),
       },
     },
     async (request, reply) => {
@@ -125,7 +108,11 @@ export function registerClientMessageRoutes(
       const { channelId } = request.params;
       await sendRules.requirePoster(actor.userId, channelId);
       const { type, data, tags, parentId, topicId } = request.body;
-      return createdAnswer(reply, await messages.createMessage(actor, { channelId, type, data, tags, parentId, topicId: topicOf(topicId) ?? null }), publicUserJson);
+      return createdAnswer(
+        reply,
+        await messages.createMessage(actor, { channelId, type, data, tags, parentId, topicId: topicOf(topicId) ?? null }),
+        publicUserJson,
+      );
     },
   );
 
@@ -136,22 +123,21 @@ export function registerClientMessageRoutes(
       schema: {
         ...tag,
         summary: 'Send an image message (multipart: file, caption, tags, parentId, fullImage, topicId)',
-        consumes,
+        description: `Uploads an image and sends it as an image message, kept in small, medium and large sizes (and full with fullImage). ${SEND_REFUSALS} 413 for a file over the upload limit.`,
+        consumes: MULTIPART,
         params: ChannelIdParams,
-        body: Type.Object({
-          caption: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
-          tags: Type.Optional(Tags()),
-          parentId: Type.Optional(Id()),
-          fullImage: Type.Optional(Type.Boolean({ description: 'Also keep the original size (metadata stripped)' })),
-          topicId: Type.Optional(TopicId('The topic to post in; absent or empty: the main topic')),
-        }),
+        body: ImageUploadBody,
+        response: answers(ClientMessagesAnswer, { extraErrors: [409, 413] }),
       },
     },
     async (request) => {
       const upload = uploadOf(request);
-      const { topicId, ...rest } = request.body;
+      const { topicId, caption, tags, parentId, fullImage } = request.body;
       const { record, author } = await media.createImageMessage(principalOf(request), {
-        ...rest,
+        caption,
+        tags,
+        parentId,
+        fullImage,
         channelId: request.params.channelId,
         topicId: topicOf(topicId) ?? null,
         file: upload.data,
@@ -167,13 +153,11 @@ export function registerClientMessageRoutes(
       schema: {
         ...tag,
         summary: 'Send a file message (multipart: file, tags, parentId, topicId)',
-        consumes,
+        description: `Uploads a file and sends it as a file message; its name and content type are kept. ${SEND_REFUSALS} 413 for a file over the upload limit.`,
+        consumes: MULTIPART,
         params: ChannelIdParams,
-        body: Type.Object({
-          tags: Type.Optional(Tags()),
-          parentId: Type.Optional(Id()),
-          topicId: Type.Optional(TopicId('The topic to post in; absent or empty: the main topic')),
-        }),
+        body: FileUploadBody,
+        response: answers(ClientMessagesAnswer, { extraErrors: [409, 413] }),
       },
     },
     async (request) => {
@@ -200,8 +184,11 @@ export function registerClientMessageRoutes(
       schema: {
         ...tag,
         summary: 'Download an image message in one size (default medium); members only',
+        description:
+          "The image's bytes with an ETag; If-None-Match with it answers 304. 404 for a message that is not a live image or a size it was not kept in; 403 for a caller who may not read the channel.",
         params: MessageIdParams,
-        querystring: Type.Object({ size: Type.Optional(StringEnum(IMAGE_SIZES)) }),
+        querystring: ImageQuery,
+        response: ImageDownloadAnswers,
       },
     },
     async (request, reply) => {
@@ -214,7 +201,16 @@ export function registerClientMessageRoutes(
 
   app.get(
     '/messages/:messageId/files',
-    { schema: { ...tag, summary: 'Download the file of a file message; members only', params: MessageIdParams } },
+    {
+      schema: {
+        ...tag,
+        summary: 'Download the file of a file message; members only',
+        description:
+          "The file's bytes as an attachment under its name, with an ETag; If-None-Match with it answers 304. 404 for a message that is not a live file message; 403 for a caller who may not read the channel.",
+        params: MessageIdParams,
+        response: FileDownloadAnswers,
+      },
+    },
     async (request, reply) => {
       const row = await messages.findLive(request.params.messageId);
       await sendRules.requireReader(principalOf(request).userId, row.channel_id);
@@ -227,7 +223,16 @@ export function registerClientMessageRoutes(
 
   app.delete(
     '/messages/:messageId',
-    { schema: { ...tag, summary: "Delete one's own message, or any with permission DELETE_MESSAGE", params: MessageIdParams } },
+    {
+      schema: {
+        ...tag,
+        summary: "Delete one's own message, or any with permission DELETE_MESSAGE",
+        description:
+          'Soft-deletes the message (its data emptied, isDeleted true) and answers it. 403 (400301) for a message of someone else without DELETE_MESSAGE in its channel; 404 for a missing message.',
+        params: MessageIdParams,
+        response: answers(ClientMessagesAnswer),
+      },
+    },
     async (request) => {
       const actor = principalOf(request);
       const { row } = await messages.get(request.params.messageId);

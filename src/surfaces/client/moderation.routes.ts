@@ -1,80 +1,92 @@
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.js';
 import { principalOf } from '../../http/auth.js';
-import { AppError, notFound } from '../../http/errors.js';
-import { ChannelIdParams, Id, IdList } from '../../http/schemas.js';
+import { answers, JSON_AND_FORM, SuccessAnswer } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';
+import { ChannelRecord } from '../../modules/channels/channels.present.js';
 import { presentChannel } from '../../modules/channels/channels.present.js';
-import { type ChannelsService, MAX_MUTE_PERIOD_MS } from '../../modules/channels/channels.service.js';
-import type { Permission } from '../../modules/roles/permissions.js';
-import type { PermissionsService } from '../../modules/roles/permissions.service.js';
+import { MAX_MUTE_PERIOD_MS } from '../../modules/channels/channels.service.js';
+import type { ModeratorService } from '../../modules/moderation/moderator.service.js';
 import type { UsersService } from '../../modules/users/users.service.js';
+import { ChannelIdParams, Id, IdList } from '../../shared/schemas.js';
+import { exampleOf } from './client.schemas.js';
 
 const tag = { tags: ['client moderation'] };
-const UserIds = Type.Object({ userIds: IdList('Users to act on', 1) });
-const MutePeriod = Type.Integer({ minimum: 0, maximum: MAX_MUTE_PERIOD_MS });
+const UserIds = Type.Object({ userIds: IdList('Users to act on', 1) }, { examples: [{ userIds: ['bob'] }] });
+const MutePeriod = Type.Integer({ minimum: 0, maximum: MAX_MUTE_PERIOD_MS, description: 'Milliseconds from now; 0 unmutes' });
+const UserIdParams = Type.Object({ userId: Id('The user') });
+const RenamedAnswer = Type.Object({ channel: ChannelRecord }, { description: 'The renamed channel', examples: [{ channel: exampleOf(ChannelRecord) }] });
+const MutedAnswer = Type.Object({ success: Type.Literal(true) }, { description: 'Muted (or unmuted with 0)', examples: [{ success: true }] });
+const FlaggedAnswer = Type.Object(
+  { status: Type.Literal('success'), flagged: Type.Boolean({ description: 'false when the caller had flagged the user already' }) },
+  { description: 'The flag is counted once per flagger', examples: [{ status: 'success', flagged: true }] },
+);
+const MEMBER_ACTION = 'Answers 403 / 400301 without the permission, and 404 for a missing channel or a bot conversation.';
 
 /**
- * Moderation from the client API: the same channel actions as the admin API, allowed to a user
- * whose roles grant the matching permission of the catalogue, and to nobody else (403 / 400301).
+ * Moderation from the client API: the same channel actions as the admin API, each allowed by the
+ * moderator service to a user whose roles grant its permission; and flagging a user, open to anyone.
  */
-export function registerClientModerationRoutes(
-  app: TypedApp,
-  deps: { channels: ChannelsService; users: UsersService; permissions: PermissionsService; clock: Clock },
-): void {
-  const { channels, permissions } = deps;
-
-  /**
-   * The permission, and a channel a moderator may act on. A bot's conversation with a user answers as a
-   * missing channel does, whatever the caller's roles: its id follows from the two user ids, and a
-   * moderator who could add themselves to it would read the bot's private messages.
-   */
-  async function requireChannelPermission(userId: string, permission: Permission, channelId: string): Promise<void> {
-    await permissions.require(userId, permission, channelId);
-    if (await channels.isConversation(channelId)) throw notFound('Channel');
-  }
+export function registerClientModerationRoutes(app: TypedApp, deps: { moderator: ModeratorService; users: UsersService; clock: Clock }): void {
+  const { moderator } = deps;
+  const action = (summary: string, description: string) => ({ ...tag, summary, description: `${description} ${MEMBER_ACTION}`, params: ChannelIdParams });
 
   app.put(
     '/channels/:channelId',
-    { schema: { ...tag, summary: 'Rename a channel (EDIT_CHANNEL)', params: ChannelIdParams, body: Type.Object({ displayName: Type.String({ maxLength: 200 }) }) } },
+    {
+      schema: {
+        ...action('Rename a channel (EDIT_CHANNEL)', 'Sets the display name of a channel.'),
+        consumes: JSON_AND_FORM,
+        body: Type.Object({ displayName: Type.String({ maxLength: 200 }) }, { examples: [{ displayName: 'General' }] }),
+        response: answers(RenamedAnswer, { extraErrors: [409] }),
+      },
+    },
     async (request) => {
-      await requireChannelPermission(principalOf(request).userId, 'EDIT_CHANNEL', request.params.channelId);
-      const channel = await channels.setDisplayName(request.params.channelId, request.body.displayName);
+      const channel = await moderator.renameChannel(principalOf(request), request.params.channelId, request.body.displayName);
       return { channel: presentChannel(channel, deps.clock.now()) };
     },
   );
 
-  app.post('/channels/:channelId/users', { schema: { ...tag, summary: 'Add members (ADD_CHANNEL_USER)', params: ChannelIdParams, body: UserIds } }, async (request) => {
-    await requireChannelPermission(principalOf(request).userId, 'ADD_CHANNEL_USER', request.params.channelId);
-    await channels.addUsers(request.params.channelId, request.body.userIds);
+  const memberAction = (summary: string, description: string) => ({
+    ...action(summary, description),
+    consumes: JSON_AND_FORM,
+    body: UserIds,
+    response: answers(SuccessAnswer, { extraErrors: [409] }),
+  });
+
+  app.post('/channels/:channelId/users', { schema: memberAction('Add members (ADD_CHANNEL_USER)', 'Adds users to the channel.') }, async (request) => {
+    await moderator.addUsers(principalOf(request), request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
 
-  app.delete('/channels/:channelId/users', { schema: { ...tag, summary: 'Remove members (REMOVE_CHANNEL_USER)', params: ChannelIdParams, body: UserIds } }, async (request) => {
-    await requireChannelPermission(principalOf(request).userId, 'REMOVE_CHANNEL_USER', request.params.channelId);
-    await channels.removeUsers(request.params.channelId, request.body.userIds);
+  app.delete('/channels/:channelId/users', { schema: memberAction('Remove members (REMOVE_CHANNEL_USER)', 'Removes users from the channel.') }, async (request) => {
+    await moderator.removeUsers(principalOf(request), request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
 
-  app.post('/channels/:channelId/users/ban', { schema: { ...tag, summary: 'Ban from a channel (BAN_USER_FROM_CHANNEL)', params: ChannelIdParams, body: UserIds } }, async (request) => {
-    await requireChannelPermission(principalOf(request).userId, 'BAN_USER_FROM_CHANNEL', request.params.channelId);
-    await channels.ban(request.params.channelId, request.body.userIds);
+  app.post('/channels/:channelId/users/ban', { schema: memberAction('Ban from a channel (BAN_USER_FROM_CHANNEL)', 'Bans users from the channel.') }, async (request) => {
+    await moderator.banFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
 
-  app.post('/channels/:channelId/users/unban', { schema: { ...tag, summary: 'Unban (BAN_USER_FROM_CHANNEL)', params: ChannelIdParams, body: UserIds } }, async (request) => {
-    await requireChannelPermission(principalOf(request).userId, 'BAN_USER_FROM_CHANNEL', request.params.channelId);
-    await channels.unban(request.params.channelId, request.body.userIds);
+  app.post('/channels/:channelId/users/unban', { schema: memberAction('Unban (BAN_USER_FROM_CHANNEL)', 'Lifts channel bans.') }, async (request) => {
+    await moderator.unbanFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
 
   app.put(
     '/channels/:channelId/mute',
-    { schema: { ...tag, summary: 'Mute a channel (MUTE_CHANNEL)', params: ChannelIdParams, body: Type.Object({ mutePeriod: MutePeriod }) } },
+    {
+      schema: {
+        ...action('Mute a channel (MUTE_CHANNEL)', 'While muted, only moderators post in the channel.'),
+        consumes: JSON_AND_FORM,
+        body: Type.Object({ mutePeriod: MutePeriod }, { examples: [{ mutePeriod: 60000 }] }),
+        response: answers(MutedAnswer, { extraErrors: [409] }),
+      },
+    },
     async (request) => {
-      await requireChannelPermission(principalOf(request).userId, 'MUTE_CHANNEL', request.params.channelId);
-      await channels.mute(request.params.channelId, request.body.mutePeriod);
-      return { success: true };
+      await moderator.muteChannel(principalOf(request), request.params.channelId, request.body.mutePeriod);
+      return { success: true as const };
     },
   );
 
@@ -82,35 +94,58 @@ export function registerClientModerationRoutes(
     '/channels/:channelId/users/mute',
     {
       schema: {
-        ...tag,
-        summary: 'Mute members (MUTE_USER_INSIDE_CHANNEL)',
-        params: ChannelIdParams,
-        body: Type.Object({ mutePeriod: MutePeriod, userIds: IdList('Members', 1) }),
+        ...action('Mute members (MUTE_USER_INSIDE_CHANNEL)', 'Muted members read but cannot post until the period ends.'),
+        consumes: JSON_AND_FORM,
+        body: Type.Object({ mutePeriod: MutePeriod, userIds: IdList('Members', 1) }, { examples: [{ mutePeriod: 60000, userIds: ['bob'] }] }),
+        response: answers(MutedAnswer, { extraErrors: [409] }),
       },
     },
     async (request) => {
-      await requireChannelPermission(principalOf(request).userId, 'MUTE_USER_INSIDE_CHANNEL', request.params.channelId);
-      await channels.muteUsers(request.params.channelId, request.body.userIds, request.body.mutePeriod);
-      return { success: true };
+      await moderator.muteUsers(principalOf(request), request.params.channelId, request.body.userIds, request.body.mutePeriod);
+      return { success: true as const };
     },
   );
 
-  app.post('/channels/:channelId/close', { schema: { ...tag, summary: 'Close a channel (CLOSE_CHANNEL)', params: ChannelIdParams } }, async (request) => {
-    await requireChannelPermission(principalOf(request).userId, 'CLOSE_CHANNEL', request.params.channelId);
-    await channels.close(request.params.channelId);
-    return { status: 'success' as const };
-  });
+  app.post(
+    '/channels/:channelId/close',
+    { schema: { ...action('Close a channel (CLOSE_CHANNEL)', 'Closes the channel for good: its messages are deleted and its members removed.'), response: answers(SuccessAnswer) } },
+    async (request) => {
+      await moderator.closeChannel(principalOf(request), request.params.channelId);
+      return { status: 'success' as const };
+    },
+  );
 
-  app.post('/users/:userId/ban', { schema: { ...tag, summary: 'Ban a user globally (BAN_USER)', params: Type.Object({ userId: Id() }) } }, async (request) => {
-    await permissions.require(principalOf(request).userId, 'BAN_USER', null);
-    await deps.users.setGlobalBan(request.params.userId, true);
-    return { status: 'success' as const };
-  });
+  app.post(
+    '/users/:userId/ban',
+    {
+      schema: {
+        ...tag,
+        summary: 'Ban a user globally (BAN_USER)',
+        description: 'Ends the user\'s streams and refuses their tokens everywhere until an admin unbans them. 403 / 400301 without the permission.',
+        params: UserIdParams,
+        response: answers(SuccessAnswer, { extraErrors: [409] }),
+      },
+    },
+    async (request) => {
+      await moderator.banUser(principalOf(request), request.params.userId);
+      return { status: 'success' as const };
+    },
+  );
 
-  app.post('/users/:userId/flag', { schema: { ...tag, summary: 'Flag a user (once per flagger)', params: Type.Object({ userId: Id() }) } }, async (request) => {
-    const flagger = principalOf(request).userId;
-    if (flagger === request.params.userId) throw new AppError('badRequest', 'You cannot flag yourself.');
-    const added = await deps.users.flag(flagger, request.params.userId);
-    return { status: 'success' as const, flagged: added };
-  });
+  app.post(
+    '/users/:userId/flag',
+    {
+      schema: {
+        ...tag,
+        summary: 'Flag a user (once per flagger)',
+        description: "Reports a user to the operators; the user's flagCount counts distinct flaggers.",
+        params: UserIdParams,
+        response: answers(FlaggedAnswer),
+      },
+    },
+    async (request) => {
+      const added = await deps.users.flag(principalOf(request).userId, request.params.userId);
+      return { status: 'success' as const, flagged: added };
+    },
+  );
 }

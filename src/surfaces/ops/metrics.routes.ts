@@ -1,5 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { ErrorEnvelope } from '../../http/responses.js';
 import { createRequestMetrics } from './request-metrics.js';
 
 /** Numbers the metrics endpoint asks for at scrape time. */
@@ -59,7 +61,20 @@ export function installMetrics(app: FastifyInstance, sources: MetricSources): vo
     done();
   });
 
-  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (_request, reply) => {
+  const schema = {
+    tags: ['operations'],
+    summary: 'Prometheus metrics',
+    description:
+      'The Prometheus text exposition format (version 0.0.4): requests by route and status, latency, outbox lag, open sockets, database pool and process figures. No token: keep it behind the network fence.',
+    response: {
+      200: {
+        description: 'The metrics, as text',
+        content: { 'text/plain': { schema: Type.String({ description: 'Prometheus text exposition format 0.0.4' }) } },
+      },
+      500: { ...ErrorEnvelope, description: 'Unexpected error' },
+    },
+  };
+  app.get('/metrics', { schema }, async (_request, reply) => {
     reply.type(registry.contentType);
     return registry.metrics();
   });

@@ -72,9 +72,7 @@ export interface LoginPageInput {
 }
 
 export function renderLoginPage(input: LoginPageInput): string {
-  const subtitle = input.clientName
-    ? `to continue to <strong>${escapeHtml(input.clientName)}</strong>`
-    : 'to your account';
+  const subtitle = input.clientName ? `to continue to <strong>${escapeHtml(input.clientName)}</strong>` : 'to your account';
   return layout(
     'Sign in',
     `<h1>Sign in</h1>

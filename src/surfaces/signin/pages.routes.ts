@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toAppError } from '../../http/error-handler.js';
-import { oauthDescription } from '../../http/errors.js';
-import { NO_EVENTS, type TypedApp } from '../../http/typed-app.js';
+import { sendError, toAppError } from '../../http/error-handler.js';
+import { AppError } from '../../shared/errors.js';
+import type { TypedApp } from '../../http/typed-app.js';
 import type { AuthorizeOutcome, AuthorizeService } from '../../modules/identity/authorize/authorize.service.js';
 import { parseAuthorizationParameters } from '../../modules/identity/authorize/parameters.js';
 import type { ClientsService } from '../../modules/identity/clients.service.js';
@@ -10,6 +10,8 @@ import { PAGE_HEADERS, renderErrorPage, renderLoginPage, renderLogoutPage, rende
 import type { LoginService } from '../../modules/identity/login.service.js';
 import { SESSION_COOKIE, SESSION_TTL_MS, type LoginSessions } from '../../modules/identity/sessions.js';
 import type { FindUser } from '../../modules/identity/token/signin-user.js';
+import { AUTHORIZE_FORM_SCHEMA, AUTHORIZE_SCHEMA, LOGIN_FORM_SCHEMA, LOGIN_PAGE_SCHEMA, LOGOUT_FORM_SCHEMA, LOGOUT_PAGE_SCHEMA } from './pages.schemas.js';
+import { readsRequestAsSent } from './signin.schemas.js';
 
 export interface SignInPageDeps {
   /** The path of PUBLIC_URL ("" at the root), so links work behind a proxy that mounts us deeper. */
@@ -23,8 +25,6 @@ export interface SignInPageDeps {
   clients: ClientsService;
   findUser: FindUser;
 }
-
-const tag = { tags: ['sign-in'] };
 
 /** The query string of a request exactly as sent, for the lenient authorization-request reader. */
 export function rawQueryOf(request: FastifyRequest): string {
@@ -80,13 +80,20 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     if (outcome.kind === 'redirect') {
       // A URI registered before registration refused non-ASCII cannot be a header: a page, not a 500.
       if (!/^[\x20-\x7e]+$/.test(outcome.location)) {
-        return sendPage(reply, 400, renderErrorPage({ title: 'This sign-in request cannot be completed', message: 'The registered redirect_uri is not plain ASCII; the operator must register it percent-encoded.' }));
+        return sendPage(
+          reply,
+          400,
+          renderErrorPage({
+            title: 'This sign-in request cannot be completed',
+            message: 'The registered redirect_uri is not plain ASCII; the operator must register it percent-encoded.',
+          }),
+        );
       }
       return reply.header('cache-control', 'no-store').redirect(outcome.location, status);
     }
     if (outcome.kind === 'login') return reply.header('cache-control', 'no-store').redirect(`${loginAction}?${outcome.query}`, status);
     if (wantsJson(request)) {
-      return reply.code(400).send({ status: 'error', code: 400000, message: outcome.message, data: { detail: [] }, error: outcome.error, error_description: oauthDescription(outcome.message) });
+      return sendError(reply, new AppError('badRequest', outcome.message, { oauthError: outcome.error }));
     }
     return sendPage(reply, 400, renderErrorPage({ title: 'This sign-in request cannot be completed', message: outcome.message, code: outcome.error }));
   }
@@ -97,16 +104,20 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     return sendOutcome(request, reply, await deps.authorize.authorize(parseAuthorizationParameters(text), session), status);
   }
 
-  app.get('/oauth/authorize', { schema: { ...tag, summary: 'Authorization endpoint (OpenID Connect code flow)' } }, (request, reply) =>
+  app.get('/oauth/authorize', { validatorCompiler: readsRequestAsSent, schema: AUTHORIZE_SCHEMA }, (request, reply) =>
     authorizeFrom(request, reply, rawQueryOf(request), 302),
   );
 
-  app.post('/oauth/authorize', { config: NO_EVENTS, schema: { ...tag, summary: 'Authorization endpoint, form-post form of the request' } }, (request, reply) => {
+  app.post('/oauth/authorize', { validatorCompiler: readsRequestAsSent, schema: AUTHORIZE_FORM_SCHEMA }, (request, reply) => {
     const text = isForm(request) && typeof request.body === 'string' ? request.body : '';
     return authorizeFrom(request, reply, text, 303);
   });
 
-  function loginPage(request: FastifyRequest, reply: FastifyReply, input: { status: number; authorize: string | null; clientName: string | null; username: string; error: string | null; headers?: Record<string, string> }): FastifyReply {
+  function loginPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    input: { status: number; authorize: string | null; clientName: string | null; username: string; error: string | null; headers?: Record<string, string> },
+  ): FastifyReply {
     const html = renderLoginPage({ action: loginAction, csrf: csrfTokenOf(request, reply), ...input });
     return sendPage(reply.headers(input.headers ?? {}), input.status, html);
   }
@@ -117,7 +128,7 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     return (await deps.clients.find(clientId))?.name ?? null;
   }
 
-  app.get('/login', { schema: { ...tag, summary: 'The sign-in page' } }, async (request, reply) => {
+  app.get('/login', { schema: LOGIN_PAGE_SCHEMA }, async (request, reply) => {
     const query = rawQueryOf(request);
     const params = parseAuthorizationParameters(query);
     const authorize = params.get('client_id') !== null ? query : null;
@@ -126,10 +137,16 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
       const user = session ? await deps.findUser(session.user_id) : undefined;
       if (user) return sendPage(reply, 200, renderSignedInPage({ username: user.username ?? user.id, logoutAction, csrf: csrfTokenOf(request, reply) }));
     }
-    return loginPage(request, reply, { status: 200, authorize, clientName: await clientNameOf(authorize), username: params.get('login_hint') ?? '', error: null });
+    return loginPage(request, reply, {
+      status: 200,
+      authorize,
+      clientName: await clientNameOf(authorize),
+      username: params.get('login_hint') ?? '',
+      error: null,
+    });
   });
 
-  app.post('/login', { config: NO_EVENTS, schema: { ...tag, summary: 'Sign in with a username and password' } }, async (request, reply) => {
+  app.post('/login', { validatorCompiler: readsRequestAsSent, schema: LOGIN_FORM_SCHEMA }, async (request, reply) => {
     const form = new URLSearchParams(isForm(request) && typeof request.body === 'string' ? request.body : '');
     const authorizeText = form.get('authorize');
     const authorize = authorizeText !== null && authorizeText !== '' ? authorizeText : null;
@@ -146,7 +163,9 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     if (!result.ok) {
       if (result.reason === 'throttled') {
         const minutes = Math.ceil(result.retryAfterSeconds / 60);
-        return again(429, `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { 'retry-after': String(result.retryAfterSeconds) });
+        return again(429, `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+          'retry-after': String(result.retryAfterSeconds),
+        });
       }
       if (result.reason === 'banned') return again(401, 'User is banned from the system.');
       return again(401, 'The username or password is incorrect.');
@@ -161,14 +180,14 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     return sendOutcome(request, reply, outcome, 303);
   });
 
-  app.get('/logout', { schema: { ...tag, summary: 'Sign-out page' } }, async (request, reply) => {
+  app.get('/logout', { schema: LOGOUT_PAGE_SCHEMA }, async (request, reply) => {
     const session = await sessions.current(request.cookies[sessionCookie]);
     const user = session ? await deps.findUser(session.user_id) : undefined;
     const html = renderLogoutPage({ username: user ? (user.username ?? user.id) : null, logoutAction, csrf: csrfTokenOf(request, reply), done: false });
     return sendPage(reply, 200, html);
   });
 
-  app.post('/logout', { config: NO_EVENTS, schema: { ...tag, summary: 'Sign out: ends the login session' } }, async (request, reply) => {
+  app.post('/logout', { validatorCompiler: readsRequestAsSent, schema: LOGOUT_FORM_SCHEMA }, async (request, reply) => {
     const form = new URLSearchParams(isForm(request) && typeof request.body === 'string' ? request.body : '');
     if (!csrf.verify(request.cookies[csrfCookie], form.get('csrf'))) {
       return sendPage(reply, 403, renderErrorPage({ title: 'Sign-out failed', message: 'This sign-out form has expired. Open the sign-out page again.' }));

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../../clock.js';
-import { oauthDescription } from '../../../http/errors.js';
+import { oauthDescription } from '../../../shared/errors.js';
 import type { Executor } from '../../../storage/database.js';
 import { newObjectId } from '../../../storage/ids.js';
 import { hashToken } from '../../tokens/tokens.service.js';
-import { createUsersStore, type UserRow } from '../../users/users.store.js';
+import type { UserRow } from '../../users/users.types.js';
 import type { ClientsService, OAuthClient } from '../clients.service.js';
 import { createGrantsStore } from '../grants.store.js';
 import type { SessionRow } from '../sessions.store.js';
+import type { FindUser } from '../token/signin-user.js';
 import { type AuthorizationParameters, normalizedQuery } from './parameters.js';
 import {
   AuthorizeError,
@@ -45,9 +46,8 @@ export function withParameters(uri: string, parameters: Record<string, string | 
   return `${uri}${uri.includes('?') ? '&' : '?'}${query.toString()}`;
 }
 
-export function createAuthorizeService(deps: { db: Executor; clock: Clock; issuer: string; clients: ClientsService; afterWrite?: () => void }) {
+export function createAuthorizeService(deps: { db: Executor; clock: Clock; issuer: string; clients: ClientsService; findUser: FindUser; afterWrite?: () => void }) {
   const { db, clock, issuer } = deps;
-  const users = createUsersStore(db);
   const grants = createGrantsStore(db);
 
   // SPEC.md order, after the session cookie: client and redirect_uri (never redirected), then the rest.
@@ -68,7 +68,7 @@ export function createAuthorizeService(deps: { db: Executor; clock: Clock; issue
   /** The session's user, if they may still sign in: a person (not a bot or admin) who is not banned. */
   async function userOf(session: SessionRow | null): Promise<UserRow | null> {
     if (session === null) return null;
-    const user = await users.findById(session.user_id);
+    const user = await deps.findUser(session.user_id);
     return user && user.kind === 'user' && user.is_global_ban === 0 ? user : null;
   }
 

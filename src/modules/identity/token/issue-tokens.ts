@@ -3,8 +3,7 @@ import type { Executor } from '../../../storage/database.js';
 import { newObjectId } from '../../../storage/ids.js';
 import { runTransaction } from '../../../storage/transactions.js';
 import { generateToken, hashToken } from '../../tokens/tokens.service.js';
-import { createTokensStore } from '../../tokens/tokens.store.js';
-import type { UserRow } from '../../users/users.store.js';
+import type { UserRow } from '../../users/users.types.js';
 import type { ClientsService, OAuthClient } from '../clients.service.js';
 import { createGrantsStore } from '../grants.store.js';
 import { idTokenClaims, signIdToken } from '../id-token.js';
@@ -70,7 +69,8 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
       const scope = grant.scopes.join(' ');
       await runTransaction(db, async (trx) => {
         if (!(await grant.claim(trx))) throw new GrantAlreadyUsed();
-        await createTokensStore(trx).insert({
+        const grants = createGrantsStore(trx);
+        await grants.insertAccessToken({
           token_hash: hashToken(accessToken),
           id: newObjectId(now),
           kind: 'user',
@@ -83,7 +83,7 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
           created_at: now,
           grant_id: grant.grantId,
         });
-        await createGrantsStore(trx).insertRefresh({
+        await grants.insertRefresh({
           token_hash: hashToken(refreshToken),
           id: newObjectId(now),
           family_id: grant.grantId,

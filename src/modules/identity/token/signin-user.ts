@@ -1,4 +1,4 @@
-import type { UserRow } from '../../users/users.store.js';
+import type { UserRow } from '../../users/users.types.js';
 import { oauthError } from '../oauth-errors.js';
 
 export type FindUser = (userId: string) => Promise<UserRow | undefined>;

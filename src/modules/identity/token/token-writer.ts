@@ -1,6 +1,5 @@
 import type { Executor } from '../../../storage/database.js';
-import type { TokensTable } from '../../../storage/schema.js';
-import { createTokensStore } from '../../tokens/tokens.store.js';
+import { type AccessTokenRow, createGrantsStore } from '../grants.store.js';
 
 /** Rows per INSERT: 11 columns x 200 stays far below SQLite's and PostgreSQL's parameter limits. */
 const MAX_BATCH = 200;
@@ -12,7 +11,8 @@ const MAX_BATCH = 200;
  * fails, its rows are retried one by one, so an error reaches only the request that caused it.
  */
 export function createTokenWriter(db: Executor) {
-  let queue: Array<{ row: TokensTable; resolve: () => void; reject: (error: unknown) => void }> = [];
+  const store = createGrantsStore(db);
+  let queue: Array<{ row: AccessTokenRow; resolve: () => void; reject: (error: unknown) => void }> = [];
   let scheduled = false;
 
   async function flush(): Promise<void> {
@@ -21,17 +21,16 @@ export function createTokenWriter(db: Executor) {
       const batch = queue.slice(0, MAX_BATCH);
       queue = queue.slice(MAX_BATCH);
       try {
-        await db.insertInto('tokens').values(batch.map((item) => item.row)).execute();
+        await store.insertAccessTokens(batch.map((item) => item.row));
         for (const item of batch) item.resolve();
       } catch {
-        const store = createTokensStore(db);
-        for (const item of batch) await store.insert(item.row).then(item.resolve, item.reject);
+        for (const item of batch) await store.insertAccessToken(item.row).then(item.resolve, item.reject);
       }
     }
   }
 
   return {
-    write(row: TokensTable): Promise<void> {
+    write(row: AccessTokenRow): Promise<void> {
       return new Promise((resolve, reject) => {
         queue.push({ row, resolve, reject });
         if (!scheduled) {

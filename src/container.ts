@@ -1,0 +1,226 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { AdjustableClock } from './clock.js';
+import type { Config } from './config.js';
+import { type EventSystem, startEventSystem } from './events/index.js';
+import { createNotices, type Notices } from './events/notices.js';
+import { latestEventId } from './events/outbox.js';
+import { createEndUserAuthenticator } from './http/auth.js';
+import { createRateLimiter } from './shared/rate-limit.js';
+import { createBotService } from './modules/bot/bot.service.js';
+import { createChannelsService } from './modules/channels/channels.service.js';
+import { createClientService } from './modules/client/client.service.js';
+import { createIdentity } from './modules/identity/identity.js';
+import { createMediaService } from './modules/messages/media.service.js';
+import { createMessagesService } from './modules/messages/messages.service.js';
+import { createSendRules } from './modules/messages/send-rules.js';
+import { createModerationService } from './modules/moderation/moderation.service.js';
+import { createModeratorService } from './modules/moderation/moderator.service.js';
+import { createRulesService } from './modules/moderation/rules.service.js';
+import { createMessageFlagsService } from './modules/reactions/message-flags.service.js';
+import { createReactionsService } from './modules/reactions/reactions.service.js';
+import { createRealtimeGateway, type GatewayOptions } from './modules/realtime/realtime.gateway.js';
+import { createRealtimeStore } from './modules/realtime/realtime.store.js';
+import { createPermissionsService } from './modules/roles/permissions.service.js';
+import { createRolesService } from './modules/roles/roles.service.js';
+import { createSocialService } from './modules/social/social.service.js';
+import { createTokensService } from './modules/tokens/tokens.service.js';
+import { createTray } from './modules/tray/tray.js';
+import { createUsersService } from './modules/users/users.service.js';
+import { type BaseLookup, createWebhookTargets } from './modules/webhooks/webhook-targets.js';
+import { createWebhooksService, type WebhookOptions } from './modules/webhooks/webhooks.service.js';
+import { createPageTokens } from './shared/paging.js';
+import { createDiskBlobStore } from './storage/blobs.js';
+import { openStorage, type Storage } from './storage/database.js';
+import { migrateToLatest } from './storage/migrate.js';
+import { sweepOrphanBlobs } from './storage/orphan-blobs.js';
+import { redisTargetOf } from './storage/redis-target.js';
+import { loadOrCreateNetworkId, loadOrCreateSecret } from './storage/settings.js';
+
+export interface ContainerOptions {
+  storage?: Storage;
+  clock?: AdjustableClock;
+  gateway?: Partial<GatewayOptions>;
+  relayPollMs?: number;
+  webhooks?: Partial<WebhookOptions>;
+  /** The resolver bot webhooks use (tests play DNS answers with it); default the OS resolver. */
+  webhookLookup?: BaseLookup;
+}
+
+/**
+ * The object graph, built once and in dependency order: storage and events first, then each module
+ * with what it needs handed in. Nothing is a module-level singleton, so tests build many apps at once.
+ */
+export async function buildContainer(config: Config, log: FastifyBaseLogger, options: ContainerOptions = {}) {
+  const base = await buildFoundation(config, log, options);
+  const content = await buildContent(base);
+  const people = await buildPeople(base, content);
+  const delivery = await buildDelivery(base, content, people);
+  // Bytes of uploads whose row never committed (a crash between the two) are removed before serving.
+  const orphanBlobs = await sweepOrphanBlobs({
+    blobs: base.blobs,
+    references: [content.messages.referencedBlobKeys, people.identity.avatarBlobReferences],
+    now: Date.now(),
+    graceMs: config.blobSweepGraceMs,
+  });
+  if (orphanBlobs > 0) log.warn({ orphanBlobs }, 'removed blobs that no row points at');
+
+  return {
+    ...base,
+    ...content,
+    ...people,
+    ...delivery,
+    metricSources: {
+      outboxLag: async () => Math.max(0, (await latestEventId(base.db)) - base.events.relay.position),
+      connectedSockets: () => delivery.gateway.connectionCount,
+      databasePool: () => base.storage.poolStats(),
+    },
+    /** Stops background work and closes the database, in the reverse order of building. */
+    async close(): Promise<void> {
+      await delivery.tray.stop();
+      await delivery.botRateLimiter.close();
+      await delivery.webhooks.stop();
+      await base.events.stop();
+      await base.storage.close();
+    },
+  };
+}
+
+export type Container = Awaited<ReturnType<typeof buildContainer>>;
+
+/** Storage, clock, secrets, Redis, the event system and the tokens every surface authenticates with. */
+async function buildFoundation(config: Config, log: FastifyBaseLogger, options: ContainerOptions) {
+  const storage = options.storage ?? openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const clock = options.clock ?? new AdjustableClock();
+  const { db, dialect } = storage;
+  await migrateToLatest(db);
+  const pageTokens = createPageTokens(await loadOrCreateSecret(db, 'page_token_secret'));
+  const tokens = createTokensService({ db, clock });
+  // Redis (REDIS_URL) under a namespace of this database's own: deployments sharing a Redis stay apart.
+  const redis = await redisTargetOf(db, config.redisUrl);
+  const events: EventSystem = await startEventSystem({ redis, db, dialect, clock, ...(options.relayPollMs ? { pollIntervalMs: options.relayPollMs } : {}) });
+  const notices: Notices = await createNotices(events.bus, (error) => log.error({ err: error }, 'notice handler failed'));
+  if (config.adminToken) await tokens.installEnvironmentAdminToken(config.adminToken);
+  // One network id for userinfo and the tray: PARLEY_NETWORK_ID, else an id made once per database.
+  const networkId = config.networkId ?? (await loadOrCreateNetworkId(db, clock.now()));
+  const blobs = createDiskBlobStore(config.dataDir);
+  return { config, log, options, storage, clock, db, dialect, pageTokens, tokens, redis, events, notices, networkId, blobs };
+}
+
+type Foundation = Awaited<ReturnType<typeof buildFoundation>>;
+
+/** Users and permissions, moderation rules, messages and their media, channels, reactions, flags and social posts. */
+async function buildContent(base: Foundation) {
+  const { db, dialect, clock, pageTokens, blobs, log, events } = base;
+  const users = createUsersService({ db, clock, pageTokens, notices: base.notices });
+  const permissions = createPermissionsService({ db });
+  // Blacklist and whitelist rules, compiled into one matcher kept current across instances.
+  const moderation = createModerationService({ db, bus: events.bus, onBackgroundError: (error) => log.error({ err: error }, 'moderation rules rebuild failed') });
+  await moderation.start();
+  const messages = createMessagesService({
+    db,
+    dialect,
+    sqlite: base.storage.sqlite,
+    clock,
+    pageTokens,
+    blobs,
+    textGuards: [moderation.guard],
+    onBackgroundError: (error) => log.error({ err: error }, 'message media sweep failed'),
+  });
+  // Blobs of messages deleted just before a crash are removed at start.
+  await messages.sweepDeletedMedia();
+  const media = createMediaService({ messages, blobs, clock });
+  // Closing a channel soft-deletes its messages in the close transaction.
+  const channels = createChannelsService({ db, dialect, clock, pageTokens, closeHooks: [(trx, channelId, now) => messages.deleteAllOnClose(trx, channelId, now)] });
+  // Texts outside a message (posts, reaction names) pass the same rules, `field` naming them in the body.
+  const guardOneText = (actor: { userId: string }, field: string, text: string) => moderation.guard(actor, { texts: [{ field, text }] });
+  const reactions = createReactionsService({
+    db,
+    dialect,
+    clock,
+    pageTokens,
+    findMember: (channelId, userId) => channels.findMember(channelId, userId),
+    findUsers: (userIds) => users.findByIds(userIds),
+    nameGuards: [(actor, name) => guardOneText(actor, 'reactionName', name)],
+  });
+  const messageFlags = createMessageFlagsService({ db, clock, reactions });
+  const social = createSocialService({ db, dialect, clock, textGuards: [(text, actor, field) => guardOneText(actor, field, text)] });
+  const rules = createRulesService({ db, clock, moderation });
+  // Who may read and post in a channel, for the client and bot APIs.
+  const sendRules = createSendRules({ db, dialect, clock });
+  return { users, permissions, moderation, messages, media, channels, reactions, messageFlags, social, rules, sendRules };
+}
+
+type Content = Awaited<ReturnType<typeof buildContent>>;
+
+/** Users, roles, permissions, sign-in (OpenID Connect, OAuth clients, bots, avatars) and authenticators. */
+async function buildPeople(base: Foundation, content: Content) {
+  const { db, clock, config, log, tokens, notices } = base;
+  const { users, permissions } = content;
+  const roles = createRolesService({ db, clock });
+  // Where bot webhooks may connect: public addresses, plus what PARLEY_WEBHOOK_ALLOWED_HOSTS lists.
+  const webhookTargets = createWebhookTargets(config.webhookAllowedHosts, base.options.webhookLookup);
+  const identity = await createIdentity({
+    db,
+    clock,
+    config,
+    networkId: base.networkId,
+    webhookTargets,
+    blobs: base.blobs,
+    tokens,
+    users,
+    onBackgroundError: (error) => log.error({ err: error }, 'sign-in housekeeping failed'),
+  });
+  // A banned bot stops getting tokens at once.
+  notices.on('user.globalBanChanged', () => identity.clients.forgetCached());
+  const isGloballyBanned = (userId: string) => users.isGloballyBanned(userId);
+  const authenticateUser = createEndUserAuthenticator(tokens, isGloballyBanned);
+  const authenticateBot = createEndUserAuthenticator(tokens, isGloballyBanned, ['bot']);
+  const client = createClientService({ db, clock, sendRules: content.sendRules, findUser: (userId) => users.findById(userId) });
+  const bots = createBotService({
+    channels: content.channels,
+    findUser: (userId) => users.findById(userId),
+    messages: content.messages,
+    media: content.media,
+    sendRules: content.sendRules,
+  });
+  // What a user whose roles grant a permission may do as a moderator from the client API.
+  const moderator = createModeratorService({ channels: content.channels, users, permissions });
+  return { roles, webhookTargets, identity, authenticateUser, authenticateBot, client, bots, moderator };
+}
+
+type People = Awaited<ReturnType<typeof buildPeople>>;
+
+/** What leaves the process: the real-time gateway, the tray, bot webhooks and the bot rate limit. */
+async function buildDelivery(base: Foundation, content: Content, people: People) {
+  const { db, dialect, clock, config, log, events, notices, redis } = base;
+  const tray = await createTray({
+    db,
+    sqlite: base.storage.sqlite,
+    clock,
+    events,
+    intervalsOf: content.social.intervalsOf,
+    options: { enabled: config.trayEnabled, networkId: base.networkId, publicUrl: config.publicUrl, redis, consumerDelayMs: config.trayConsumerDelayMs },
+  });
+  // Bot webhooks: a durable consumer schedules one delivery per (bot member, user message) in its own
+  // transaction; the sender posts them signed with the bot's client secret and retries for a day.
+  const webhooks = createWebhooksService({
+    db,
+    dialect,
+    clock,
+    resolve: people.identity.resolveBotWebhook,
+    targets: people.webhookTargets,
+    // A name that resolves to an internal address passes bot creation (only literals are checked there).
+    onRefused: (botUserId, reason) => log.warn({ botUserId, reason }, 'bot webhook refused: internal address'),
+    ...(base.options.webhooks ? { options: base.options.webhooks } : {}),
+  });
+  await events.consumers.register('webhooks', (trx, batch) => webhooks.schedule(trx, batch), ['message.created']);
+  webhooks.start();
+  const gateway = createRealtimeGateway({ store: createRealtimeStore(db, dialect), clock, options: base.options.gateway ?? {}, onError: (error) => log.warn({ err: error }, 'stream re-check failed') });
+  // A ban ends the user's streams at once, on every instance the bus reaches.
+  notices.on('user.globalBanChanged', ({ userId, banned }) => {
+    if (banned) gateway.disconnectBanned(userId);
+  });
+  events.relay.onEvents((batch) => gateway.deliver(batch));
+  const botRateLimiter = createRateLimiter({ redis });
+  return { tray, webhooks, gateway, botRateLimiter };
+}

@@ -1,0 +1,105 @@
+import type { Clock } from '../../clock.js';
+import { appendEvents } from '../../events/outbox.js';
+import { AppError } from '../../shared/errors.js';
+import type { Executor } from '../../storage/database.js';
+import { currentChannel, lockOpenChannel, memberEvent, requireUsers } from './channel-changes.js';
+import type { ChannelsStore } from './channels.store.js';
+
+/** Runs work in one transaction with the channels store on it. */
+export type ChannelTransaction = <T>(work: (store: ChannelsStore, trx: Executor) => Promise<T>) => Promise<T>;
+
+async function refuseBanned(store: ChannelsStore, channelId: string, userIds: readonly string[]): Promise<void> {
+  const banned = (await store.findMembers(channelId, userIds)).filter((row) => row.membership === 'banned');
+  if (banned.length > 0) {
+    throw new AppError('bannedFromChannel', `User is banned from the channel: ${banned.map((row) => row.user_id).join(', ')}.`, {
+      detail: banned.map((row) => ({ field: 'userIds', message: `user ${row.user_id} is banned; unban first` })),
+    });
+  }
+}
+
+/** The ids among `userIds` whose row in the channel has this membership. */
+async function withMembership(store: ChannelsStore, channelId: string, userIds: readonly string[], membership: 'member' | 'banned'): Promise<string[]> {
+  return (await store.findMembers(channelId, userIds)).filter((row) => row.membership === membership).map((row) => row.user_id);
+}
+
+/**
+ * Who is in a channel: adding, removing, muting, banning and unbanning members. Each change locks the
+ * open channel first, so changes of one channel (and its close) run one after another.
+ */
+export function createMembershipActions(deps: { inTransaction: ChannelTransaction; clock: Clock }) {
+  const { inTransaction, clock } = deps;
+
+  return {
+    async addUsers(channelId: string, userIds: string[]): Promise<void> {
+      const now = clock.now();
+      await inTransaction(async (store, trx) => {
+        await lockOpenChannel(store, channelId);
+        await requireUsers(store, userIds);
+        await refuseBanned(store, channelId, userIds);
+        const unique = [...new Set(userIds)];
+        const already = new Set((await store.findMembers(channelId, unique)).map((row) => row.user_id));
+        const added = await store.insertMembers(channelId, unique, now);
+        await store.addToMemberCount(channelId, added, now);
+        const newcomers = unique.filter((id) => !already.has(id));
+        if (newcomers.length > 0) await appendEvents(trx, [memberEvent('member.added', await currentChannel(store, channelId), newcomers, null, now)], now);
+      });
+    },
+
+    async removeUsers(channelId: string, userIds: string[]): Promise<void> {
+      const now = clock.now();
+      await inTransaction(async (store, trx) => {
+        await lockOpenChannel(store, channelId);
+        const unique = [...new Set(userIds)];
+        const leaving = await withMembership(store, channelId, unique, 'member');
+        const removed = await store.deleteMembers(channelId, unique, 'member');
+        await store.addToMemberCount(channelId, -removed, now);
+        if (leaving.length > 0) await appendEvents(trx, [memberEvent('member.removed', await currentChannel(store, channelId), leaving, null, now)], now);
+      });
+    },
+
+    async muteUsers(channelId: string, userIds: string[], mutePeriod: number): Promise<void> {
+      const now = clock.now();
+      await inTransaction(async (store) => {
+        await lockOpenChannel(store, channelId);
+        const unique = [...new Set(userIds)];
+        const members = new Set(await withMembership(store, channelId, unique, 'member'));
+        const outsiders = unique.filter((id) => !members.has(id));
+        if (outsiders.length > 0) {
+          throw new AppError('notFound', `Not a member of the channel: ${outsiders.join(', ')}.`, {
+            detail: outsiders.map((id) => ({ field: 'userIds', message: `user ${id} is not a member` })),
+          });
+        }
+        await store.setMembersMute(channelId, unique, mutePeriod > 0 ? now + mutePeriod : null, now);
+      });
+    },
+
+    async ban(channelId: string, userIds: string[]): Promise<void> {
+      const now = clock.now();
+      await inTransaction(async (store, trx) => {
+        await lockOpenChannel(store, channelId);
+        const unique = [...new Set(userIds)];
+        await requireUsers(store, unique);
+        const leaving = await withMembership(store, channelId, unique, 'member');
+        const converted = await store.convertMembersToBanned(channelId, unique, now);
+        await store.addToMemberCount(channelId, -converted, now);
+        await store.insertBanned(channelId, unique, now);
+        if (leaving.length > 0) await appendEvents(trx, [memberEvent('member.removed', await currentChannel(store, channelId), leaving, null, now)], now);
+      });
+    },
+
+    async unban(channelId: string, userIds: string[]): Promise<void> {
+      await inTransaction(async (store) => {
+        await lockOpenChannel(store, channelId);
+        const unique = [...new Set(userIds)];
+        const banned = new Set(await withMembership(store, channelId, unique, 'banned'));
+        const notBanned = unique.filter((id) => !banned.has(id));
+        if (notBanned.length > 0) {
+          throw new AppError('alreadyUnbanned', `User is not banned from the channel: ${notBanned.join(', ')}.`, {
+            detail: notBanned.map((id) => ({ field: 'userIds', message: `user ${id} is not banned` })),
+          });
+        }
+        await store.deleteMembers(channelId, unique, 'banned');
+      });
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { Executor } from '../../storage/database.js';
+import type { AvatarsTable } from '../../storage/schema.js';
+
+export type AvatarRow = AvatarsTable;
+
+/** Avatar rows, and the users row's pointer to the current one. */
+export function createAvatarsStore(db: Executor) {
+  return {
+    /** The user's current avatar id; undefined when the user does not exist. */
+    async currentAvatarOf(userId: string): Promise<{ avatar: string | null } | undefined> {
+      return db.selectFrom('users').select('avatar').where('id', '=', userId).executeTakeFirst();
+    },
+
+    async insert(row: AvatarRow): Promise<void> {
+      await db.insertInto('avatars').values(row).execute();
+    },
+
+    async pointUserAt(userId: string, avatarId: string, now: number): Promise<void> {
+      await db.updateTable('users').set({ avatar: avatarId, updated_at: now }).where('id', '=', userId).execute();
+    },
+
+    async delete(avatarId: string): Promise<void> {
+      await db.deleteFrom('avatars').where('id', '=', avatarId).execute();
+    },
+
+    async find(avatarId: string): Promise<AvatarRow | undefined> {
+      return db.selectFrom('avatars').selectAll().where('id', '=', avatarId).executeTakeFirst();
+    },
+
+    /** Which of these avatar ids still have a row. */
+    async heldIds(avatarIds: readonly string[]): Promise<Set<string>> {
+      if (avatarIds.length === 0) return new Set();
+      return new Set((await db.selectFrom('avatars').select('id').where('id', 'in', avatarIds).execute()).map((row) => row.id));
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { notFound } from '../../shared/errors.js';
+import type { ChannelsService } from '../channels/channels.service.js';
+import type { ChannelRow } from '../channels/channels.types.js';
+import type { Permission } from '../roles/permissions.js';
+import type { PermissionsService } from '../roles/permissions.service.js';
+import type { UsersService } from '../users/users.service.js';
+
+/** The user acting as a moderator. */
+export interface ModeratorActor {
+  userId: string;
+}
+
+/**
+ * Moderation from the client API: the channel actions of the admin API and the global ban, allowed to a
+ * user whose roles grant the matching permission of the catalogue, and to nobody else (403 / 400301).
+ */
+export function createModeratorService(deps: { channels: ChannelsService; users: UsersService; permissions: PermissionsService }) {
+  const { channels, permissions } = deps;
+
+  /**
+   * The permission, and a channel a moderator may act on. A bot's conversation with a user answers as a
+   * missing channel does, whatever the caller's roles: its id follows from the two user ids, and a
+   * moderator who could add themselves to it would read the bot's private messages.
+   */
+  async function requireChannelPermission(actor: ModeratorActor, permission: Permission, channelId: string): Promise<void> {
+    await permissions.require(actor.userId, permission, channelId);
+    if (await channels.isConversation(channelId)) throw notFound('Channel');
+  }
+
+  return {
+    async renameChannel(actor: ModeratorActor, channelId: string, displayName: string): Promise<ChannelRow> {
+      await requireChannelPermission(actor, 'EDIT_CHANNEL', channelId);
+      return channels.setDisplayName(channelId, displayName);
+    },
+
+    async addUsers(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
+      await requireChannelPermission(actor, 'ADD_CHANNEL_USER', channelId);
+      await channels.addUsers(channelId, userIds);
+    },
+
+    async removeUsers(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
+      await requireChannelPermission(actor, 'REMOVE_CHANNEL_USER', channelId);
+      await channels.removeUsers(channelId, userIds);
+    },
+
+    async banFromChannel(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
+      await requireChannelPermission(actor, 'BAN_USER_FROM_CHANNEL', channelId);
+      await channels.ban(channelId, userIds);
+    },
+
+    async unbanFromChannel(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
+      await requireChannelPermission(actor, 'BAN_USER_FROM_CHANNEL', channelId);
+      await channels.unban(channelId, userIds);
+    },
+
+    async muteChannel(actor: ModeratorActor, channelId: string, mutePeriod: number): Promise<void> {
+      await requireChannelPermission(actor, 'MUTE_CHANNEL', channelId);
+      await channels.mute(channelId, mutePeriod);
+    },
+
+    async muteUsers(actor: ModeratorActor, channelId: string, userIds: string[], mutePeriod: number): Promise<void> {
+      await requireChannelPermission(actor, 'MUTE_USER_INSIDE_CHANNEL', channelId);
+      await channels.muteUsers(channelId, userIds, mutePeriod);
+    },
+
+    async closeChannel(actor: ModeratorActor, channelId: string): Promise<void> {
+      await requireChannelPermission(actor, 'CLOSE_CHANNEL', channelId);
+      await channels.close(channelId);
+    },
+
+    async banUser(actor: ModeratorActor, userId: string): Promise<void> {
+      await permissions.require(actor.userId, 'BAN_USER', null);
+      await deps.users.setGlobalBan(userId, true);
+    },
+  };
+}
+
+export type ModeratorService = ReturnType<typeof createModeratorService>;

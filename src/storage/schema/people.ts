@@ -1,0 +1,61 @@
+/** Users, their flags, roles and the tokens they authenticate with. */
+
+/**
+ * Table shapes shared by SQLite and PostgreSQL. Dialect-neutral on purpose: times are integer
+ * milliseconds, booleans are 0/1 integers, JSON is text. Stores parse JSON; presenters shape output.
+ */
+export interface UsersTable {
+  id: string;
+  /** 'user' | 'admin' | 'bot' */
+  kind: string;
+  display_name: string | null;
+  /** JSON array of role names */
+  roles: string;
+  /** JSON object */
+  metadata: string;
+  flag_count: number;
+  is_global_ban: number;
+  username: string | null;
+  password_hash: string | null;
+  firstname: string | null;
+  lastname: string | null;
+  email: string | null;
+  position: string | null;
+  status: string | null;
+  /** JSON object */
+  extras: string;
+  avatar: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UserFlagsTable {
+  target_user_id: string;
+  flagger_id: string;
+  created_at: number;
+}
+
+export interface TokensTable {
+  /** SHA-256 of the token, hex. The token itself is never stored. */
+  token_hash: string;
+  id: string;
+  /** 'admin' | 'user' | 'bot' */
+  kind: string;
+  user_id: string;
+  name: string | null;
+  client_id: string | null;
+  scope: string | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+  /** The authorization code (and refresh family) a sign-in token came from; null for minted tokens. */
+  grant_id: string | null;
+}
+
+export interface RolesTable {
+  public_id: string;
+  /** JSON array of permission names */
+  permissions: string;
+  created_at: number;
+  updated_at: number;
+}

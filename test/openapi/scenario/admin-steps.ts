@@ -1,0 +1,135 @@
+import { PERMISSIONS } from '../../../src/modules/roles/permissions.js';
+import { field, type World } from './world.js';
+
+/** The operator's side of the scenario (/api/v2): people, roles, channels, messages, reactions, rules. */
+
+type Body = { data: { messages: Array<{ messageId: string }> } };
+const messageIdOf = (body: Body) => body.data.messages[0]?.messageId;
+
+/** Roles, users (with profile fields and an avatar), their minted tokens, and the user listings. */
+export async function peopleAndRoles(w: World): Promise<void> {
+  await w.admin('PUT', '/api/v2/roles', { json: { publicIds: ['moderator'], permissions: [...PERMISSIONS] } });
+  await w.admin('PUT', '/api/v2/roles', { form: 'publicIds=reader&permissions=DELETE_MESSAGE' });
+  await w.admin('GET', '/api/v2/roles');
+  for (const [key, fields] of [
+    ['alice', { displayName: 'Alice Martin', firstname: 'Alice', lastname: 'Martin', email: 'alice@example.com', metadata: { team: 'support' } }],
+    ['bob', { displayName: 'Bob Stone' }],
+    ['carol', { displayName: 'Carol Diaz' }],
+    ['mod', { displayName: 'Mo Derator', roles: ['moderator'] }],
+    ['target', { displayName: 'Tar Get' }],
+  ] as const) {
+    const userId = w.t.uniqueId(key);
+    await w.admin('PUT', '/api/v2/users', { json: { userId, ...fields } });
+    const minted = await w.admin('POST', `/api/v2/users/${userId}/tokens`, { json: { expiresIn: 36_000 } });
+    w.people[key] = { userId, token: field(minted, (body: { accessToken: string }) => body.accessToken, 'accessToken') };
+  }
+  const avatar = await w.admin('PUT', `/api/v2/users/${w.person('alice').userId}/avatar`, {
+    multipart: { fields: [], file: { data: w.jpeg, fileName: 'alice.jpg', contentType: 'image/jpeg' } },
+  });
+  w.ids.avatar = field(avatar, (body: { avatar: string }) => body.avatar || undefined, 'avatar');
+  await w.admin('GET', '/api/v2/users');
+  await w.admin('GET', `/api/v2/users?search=${encodeURIComponent(w.person('alice').userId)}&limit=5`);
+}
+
+/** The main channel the people talk in, and a second one that the operator moderates and closes. */
+export async function channels(w: World): Promise<void> {
+  const members = ['alice', 'bob', 'mod'].map((key) => w.person(key).userId);
+  const main = w.t.uniqueId('general');
+  await w.admin('POST', '/api/v2/channel', {
+    json: { channelId: main, type: 'standard', displayName: 'General', tags: ['team'], metadata: { topic: 'all' }, userIds: members },
+  });
+  w.ids.channel = main;
+  const side = w.t.uniqueId('side');
+  await w.admin('POST', '/api/v2/channel', { form: `channelId=${side}&type=standard&userIds[]=${w.person('carol').userId}` });
+  await w.admin('POST', '/api/v2/channels', { json: { filter: 'member', options: { limit: 10 } } });
+  await w.admin('POST', '/api/v2/channel/displayName', { json: { channelId: side, displayName: 'Side room' } });
+  await w.admin('POST', `/api/v2/channel/${side}/users`, { json: { userIds: [w.person('target').userId] } });
+  await w.admin('DELETE', `/api/v2/channel/${side}/users`, { json: { userIds: [w.person('target').userId] } });
+  await w.admin('PUT', `/api/v2/channel/${side}/mute`, { json: { mutePeriod: 60_000 } });
+  await w.admin('PUT', `/api/v2/channel/${side}/users/mute`, { json: { mutePeriod: 60_000, userIds: [w.person('carol').userId] } });
+  await w.admin('POST', `/api/v2/channel/${side}/users/ban`, { json: { userIds: [w.person('carol').userId] } });
+  await w.admin('POST', `/api/v2/channel/${side}/users/unban`, { json: { userIds: [w.person('carol').userId] } });
+  await w.admin('POST', `/api/v2/channel/${side}/close`);
+  const spare = w.t.uniqueId('spare');
+  await w.admin('POST', '/api/v2/channel', { json: { channelId: spare, type: 'standard' } });
+  await w.admin('POST', `/api/v2/channel/${spare}/displayName`, { json: { displayName: 'Spare room' } });
+  await w.admin('POST', `/api/v2/channels/${spare}/close`);
+}
+
+/** Text, image and file messages from the operator, read back, downloaded, one deleted. */
+export async function adminMessages(w: World): Promise<void> {
+  const channelId = w.id('channel');
+  const text = await w.admin('POST', '/api/v2/message', { json: { channelId, type: 'text', data: { text: 'Welcome, everyone' }, tags: ['welcome'] } });
+  w.ids.adminMessage = field(text, messageIdOf, 'messageId');
+  await w.admin('POST', '/api/v2/message', {
+    json: { channelId, type: 'custom', data: { kind: 'poll', options: ['a', 'b'] }, parentId: w.id('adminMessage') },
+  });
+  const image = await w.admin('POST', '/api/v2/messages/images', {
+    multipart: {
+      fields: [
+        ['channelId', channelId],
+        ['caption', 'The office'],
+        ['tags', 'photo'],
+      ],
+      file: { data: w.jpeg, fileName: 'office.jpg', contentType: 'image/jpeg' },
+    },
+  });
+  w.ids.adminImage = field(image, messageIdOf, 'messageId');
+  const file = await w.admin('POST', '/api/v2/messages/files', {
+    multipart: {
+      fields: [['channelId', channelId]],
+      file: { data: Buffer.from('minutes of the meeting\n'), fileName: 'minutes.txt', contentType: 'text/plain' },
+    },
+  });
+  w.ids.adminFile = field(file, messageIdOf, 'messageId');
+  await w.admin('POST', '/api/v2/messages', { json: { channelId, options: { last: 10 } } });
+  await w.admin('GET', `/api/v2/message/${w.id('adminMessage')}`);
+  await w.admin('GET', `/api/v2/messages/${w.id('adminImage')}/images?size=small`);
+  await w.admin('GET', `/api/v2/messages/${w.id('adminFile')}/files`);
+  const doomed = await w.admin('POST', '/api/v2/message', { json: { channelId, type: 'text', data: { text: 'typo' } } });
+  await w.admin('DELETE', `/api/v2/message/${field(doomed, messageIdOf, 'messageId')}`);
+}
+
+/** The operator's reactions on a message, the reactors list and the most-reacted messages. */
+export async function adminReactions(w: World): Promise<void> {
+  const reference = { referenceId: w.id('adminMessage'), referenceType: 'message' };
+  await w.admin('POST', '/api/v2/reactions', { json: { ...reference, reactionName: 'like' } });
+  await w.admin('POST', '/api/v2/reactions', { json: { ...reference, reactionName: 'wow' } });
+  await w.admin('GET', `/api/v2/reactions?referenceId=${w.id('adminMessage')}&referenceType=message&options[limit]=10`);
+  await w.admin('GET', '/api/v2/reactions/messages/most?reactionName=like&limit=5');
+  await w.admin('DELETE', '/api/v2/reactions', { json: { ...reference, reactionName: 'wow' } });
+}
+
+/** Blacklist and whitelist rules: created, listed, changed, deleted. */
+export async function rules(w: World): Promise<void> {
+  for (const [kind, word, extra] of [
+    ['blacklist', 'frobnicate', { isMatchExactWord: true }],
+    ['whitelist', 'docs.example.com', {}],
+  ] as const) {
+    const created = await w.admin('POST', `/api/v2/${kind}/records`, { json: { regexs: [word, `${word}2`], ...extra } });
+    const ruleIds = field(created, (body: { data: { results: Array<{ ruleId: string }> } }) => body.data.results.map((rule) => rule.ruleId), 'ruleIds');
+    await w.admin('GET', `/api/v2/${kind}/records`);
+    await w.admin('PUT', `/api/v2/${kind}/records/${encodeURIComponent(ruleIds[0] ?? '')}`, { json: { isEnabled: false } });
+    await w.admin('DELETE', `/api/v2/${kind}/records`, { json: { ruleIds: ruleIds.slice(1) } });
+  }
+}
+
+/** OAuth clients, a bot's webhook settings and deliveries, the test clock, global bans and flags. */
+export async function operatorTools(w: World): Promise<void> {
+  const created = await w.admin('POST', '/api/v2/oauth/clients', {
+    json: { name: 'Reporting app', redirectUris: ['https://reports.example/callback'], idTokenSignedResponseAlg: 'RS256' },
+  });
+  const clientId = field(created, (body: { clientId: string }) => body.clientId, 'clientId');
+  await w.admin('GET', '/api/v2/oauth/clients');
+  await w.admin('GET', `/api/v2/oauth/clients/${clientId}`);
+  await w.admin('DELETE', `/api/v2/oauth/clients/${clientId}`);
+  const bot = w.person('bot').userId;
+  await w.admin('PUT', `/api/v2/bots/${bot}`, { json: { webhookUrl: null } });
+  await w.admin('GET', `/api/v2/bots/${bot}/webhooks?limit=5`);
+  const banned = w.t.uniqueId('banned');
+  await w.admin('PUT', '/api/v2/users', { json: { userId: banned } });
+  await w.admin('POST', '/api/v2/users/ban', { json: { userId: banned } });
+  await w.admin('POST', '/api/v2/users/unban', { form: `userId=${banned}` });
+  await w.admin('DELETE', `/api/v2/users/${w.person('alice').userId}/flags`);
+  await w.admin('PUT', '/api/v2/test-clock', { json: { offsetMs: 1000 } });
+}
