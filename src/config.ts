@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { invalidAllowedHostEntries } from './modules/webhooks/webhook-targets.js';
+import net from 'node:net';
 
 /**
  * The one typed configuration. Read once at boot from the environment; every other module receives
@@ -117,7 +117,9 @@ function readWebhookAllowedHosts(env: Env): string[] {
     .filter((entry) => entry !== '');
   const invalid = invalidAllowedHostEntries(entries);
   if (invalid.length > 0) {
-    throw new ConfigError(`PARLEY_WEBHOOK_ALLOWED_HOSTS takes host names, addresses and CIDR ranges such as 10.0.0.0/8, comma-separated (not "${invalid.join('", "')}").`);
+    throw new ConfigError(
+      `PARLEY_WEBHOOK_ALLOWED_HOSTS takes host names, addresses and CIDR ranges such as 10.0.0.0/8, comma-separated (not "${invalid.join('", "')}").`,
+    );
   }
   return entries;
 }
@@ -135,7 +137,8 @@ function readGraceSeconds(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const seconds = Number(raw);
-  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400) throw new ConfigError(`${name} must be a whole number of seconds from 0 to 86400 (got "${raw}").`);
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds > 86_400)
+    throw new ConfigError(`${name} must be a whole number of seconds from 0 to 86400 (got "${raw}").`);
   return seconds;
 }
 
@@ -186,7 +189,8 @@ function nearestExisting(dir: string): { path: string; stat: fs.Stats | null } {
 function checkDataDir(dataDir: string): void {
   const existing = nearestExisting(dataDir);
   if (existing.stat === null || existing.stat.isDirectory()) return;
-  if (existing.path === dataDir) throw new ConfigError(`DATA_DIR ${dataDir} is a file, not a directory: point DATA_DIR at a directory (it is created if missing).`);
+  if (existing.path === dataDir)
+    throw new ConfigError(`DATA_DIR ${dataDir} is a file, not a directory: point DATA_DIR at a directory (it is created if missing).`);
   throw new ConfigError(`DATA_DIR ${dataDir} cannot be created because ${existing.path} is a file: point DATA_DIR at a directory.`);
 }
 
@@ -243,4 +247,18 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutMs: readWholeNumber(env, 'PARLEY_REQUEST_TIMEOUT_SECONDS', 300, 1, 86_400, 'seconds') * 1000,
     webhookAllowedHosts: readWebhookAllowedHosts(env),
   };
+}
+
+/** PARLEY_WEBHOOK_ALLOWED_HOSTS entries that are none of the three forms (name, address, CIDR range). */
+function invalidAllowedHostEntries(entries: string[]): string[] {
+  return entries.filter((entry) => {
+    const [address, prefix, extra] = entry.split('/');
+    if (extra !== undefined || address === undefined) return true;
+    if (prefix !== undefined) {
+      const bits = Number(prefix);
+      const max = net.isIPv4(address) ? 32 : net.isIPv6(address) ? 128 : -1;
+      return !(max > 0 && /^\d+$/.test(prefix) && bits <= max);
+    }
+    return !(net.isIP(address) !== 0 || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(address));
+  });
 }

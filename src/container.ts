@@ -114,7 +114,11 @@ async function buildContent(base: Foundation) {
   const users = createUsersService({ db, clock, pageTokens, notices: base.notices });
   const permissions = createPermissionsService({ db });
   // Blacklist and whitelist rules, compiled into one matcher kept current across instances.
-  const moderation = createModerationService({ db, bus: events.bus, onBackgroundError: (error) => log.error({ err: error }, 'moderation rules rebuild failed') });
+  const moderation = createModerationService({
+    db,
+    bus: events.bus,
+    onBackgroundError: (error) => log.error({ err: error }, 'moderation rules rebuild failed'),
+  });
   await moderation.start();
   const messages = createMessagesService({
     db,
@@ -130,7 +134,13 @@ async function buildContent(base: Foundation) {
   await messages.sweepDeletedMedia();
   const media = createMediaService({ messages, blobs, clock });
   // Closing a channel soft-deletes its messages in the close transaction.
-  const channels = createChannelsService({ db, dialect, clock, pageTokens, closeHooks: [(trx, channelId, now) => messages.deleteAllOnClose(trx, channelId, now)] });
+  const channels = createChannelsService({
+    db,
+    dialect,
+    clock,
+    pageTokens,
+    closeHooks: [(trx, channelId, now) => messages.deleteAllOnClose(trx, channelId, now)],
+  });
   // Texts outside a message (posts, reaction names) pass the same rules, `field` naming them in the body.
   const guardOneText = (actor: { userId: string }, field: string, text: string) => moderation.guard(actor, { texts: [{ field, text }] });
   const reactions = createReactionsService({
@@ -215,7 +225,12 @@ async function buildDelivery(base: Foundation, content: Content, people: People)
   });
   await events.consumers.register('webhooks', (trx, batch) => webhooks.schedule(trx, batch), ['message.created']);
   webhooks.start();
-  const gateway = createRealtimeGateway({ store: createRealtimeStore(db, dialect), clock, options: base.options.gateway ?? {}, onError: (error) => log.warn({ err: error }, 'stream re-check failed') });
+  const gateway = createRealtimeGateway({
+    store: createRealtimeStore(db, dialect),
+    clock,
+    options: base.options.gateway ?? {},
+    onError: (error) => log.warn({ err: error }, 'stream re-check failed'),
+  });
   // A ban ends the user's streams at once, on every instance the bus reaches.
   notices.on('user.globalBanChanged', ({ userId, banned }) => {
     if (banned) gateway.disconnectBanned(userId);

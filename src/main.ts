@@ -10,7 +10,8 @@ function describeListenFailure(error: unknown, config: Config): unknown {
   const { port, host } = config;
   if (code === 'EADDRINUSE') return new OperatorError(`port ${port} on ${host} is in use (another Parley?): stop it or set PORT`);
   if (code === 'EACCES') return new OperatorError(`port ${port} on ${host} needs privileges this user does not have: set PORT to 1024 or above`);
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new OperatorError(`HOST ${host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new OperatorError(`HOST ${host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all`);
   return error;
 }
 

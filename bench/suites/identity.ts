@@ -49,22 +49,40 @@ async function mintCodes(base: string, adminToken: string, count: number) {
   const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
   const userId = `bench-${randomBytes(4).toString('hex')}`;
   const password = randomBytes(12).toString('hex');
-  await call(`${base}/api/v2/users`, { method: 'PUT', headers: admin, body: JSON.stringify({ userId, username: userId, password, firstname: 'Bench', lastname: 'User' }) });
+  await call(`${base}/api/v2/users`, {
+    method: 'PUT',
+    headers: admin,
+    body: JSON.stringify({ userId, username: userId, password, firstname: 'Bench', lastname: 'User' }),
+  });
   const redirectUri = 'https://bench.example/callback';
-  const client = (await (await call(`${base}/api/v2/oauth/clients`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', redirectUris: [redirectUri] }) })).json()) as {
+  const client = (await (
+    await call(`${base}/api/v2/oauth/clients`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'bench', redirectUris: [redirectUri] }) })
+  ).json()) as {
     clientId: string;
     clientSecret: string;
   };
   const page = await call(`${base}/login`, {});
-  const csrfCookie = page.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+  const csrfCookie = page.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
   const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
   const login = await call(`${base}/login`, {
     method: 'POST',
     headers: { cookie: csrfCookie, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ csrf, username: userId, password }).toString(),
   });
-  const cookie = login.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
-  const query = new URLSearchParams({ response_type: 'code', client_id: client.clientId, redirect_uri: redirectUri, scope: 'openid', state: 'bench' }).toString();
+  const cookie = login.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: redirectUri,
+    scope: 'openid',
+    state: 'bench',
+  }).toString();
   const codes: string[] = [];
   const started = performance.now();
   const worker = async () => {
@@ -115,12 +133,16 @@ export const identitySuite: BenchSuite = {
 
     const baselineId = 'bench-bot';
     const baselineSecret = randomBytes(24).toString('base64url');
-    const provider = await onCoreZero(() => startScript('bench/baselines/oidc-provider.ts', { BENCH_CLIENT_ID: baselineId, BENCH_CLIENT_SECRET: baselineSecret }));
+    const provider = await onCoreZero(() =>
+      startScript('bench/baselines/oidc-provider.ts', { BENCH_CLIENT_ID: baselineId, BENCH_CLIENT_SECRET: baselineSecret }),
+    );
     try {
       const parley = await onCoreZero(() => startParley());
       try {
         const headers = { authorization: `Bearer ${parley.adminToken}`, 'content-type': 'application/json' };
-        const bot = (await (await call(`${parley.url}/api/v2/bots`, { method: 'POST', headers, body: JSON.stringify({ displayName: 'bench bot' }) })).json()) as {
+        const bot = (await (
+          await call(`${parley.url}/api/v2/bots`, { method: 'POST', headers, body: JSON.stringify({ displayName: 'bench bot' }) })
+        ).json()) as {
           clientId: string;
           clientSecret: string;
         };
@@ -152,7 +174,10 @@ export const identitySuite: BenchSuite = {
 
         const minted = await mintCodes(parley.url, parley.adminToken, CODES);
         const exchanges = await measureExchanges(parley.url, minted);
-        printTable(`Token endpoint (${CONNECTIONS} connections; servers ${pinned ? 'pinned to CPU 0, load generator to CPU 1' : 'not pinned: taskset unavailable'})`, [baseline, grants, exchanges]);
+        printTable(
+          `Token endpoint (${CONNECTIONS} connections; servers ${pinned ? 'pinned to CPU 0, load generator to CPU 1' : 'not pinned: taskset unavailable'})`,
+          [baseline, grants, exchanges],
+        );
       } finally {
         await parley.stop();
       }

@@ -2,7 +2,18 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { alternateRounds, type BenchRow, type BenchSuite, type LoadOptions, measure, printTable, ratio, type RunningServer, startParley, startScript } from '../lib.js';
+import {
+  alternateRounds,
+  type BenchRow,
+  type BenchSuite,
+  type LoadOptions,
+  measure,
+  printTable,
+  ratio,
+  type RunningServer,
+  startParley,
+  startScript,
+} from '../lib.js';
 import { compareMessagesWithRef } from './messages-compare.js';
 import { createChannel, createLoad, pageLoad, TEXT_BODY } from './message-requests.js';
 

@@ -80,7 +80,11 @@ function runMatcherBench(): void {
   const oneWord = compileMatcher({ blacklist: words.slice(0, 1), whitelist: [] });
   const oneOfEach = compileMatcher({ blacklist: words.slice(0, 1), whitelist: ['docs.example.com/release'] });
 
-  const lines = ['\n## Matcher, in-process (one check = one message text)', '| rules | characters | checks/s | µs per check | ratio to one rule of each kind |', '|---|---:|---:|---:|---:|'];
+  const lines = [
+    '\n## Matcher, in-process (one check = one message text)',
+    '| rules | characters | checks/s | µs per check | ratio to one rule of each kind |',
+    '|---|---:|---:|---:|---:|',
+  ];
   for (const [script, text] of [
     ['ASCII', TEXT_ASCII],
     ['Cyrillic', TEXT_CYRILLIC],
@@ -106,7 +110,11 @@ async function serverWithRules(ruleCount: number): Promise<{ parley: RunningServ
   if (!created.ok) throw new Error(`channel create: ${created.status}`);
   const words = blacklistWords(ruleCount).map((entry) => entry.word);
   for (let i = 0; i < words.length; i += 100) {
-    const response = await fetch(`${parley.url}/api/v2/blacklist/records`, { method: 'POST', headers, body: JSON.stringify({ regexs: words.slice(i, i + 100) }) });
+    const response = await fetch(`${parley.url}/api/v2/blacklist/records`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ regexs: words.slice(i, i + 100) }),
+    });
     if (!response.ok) throw new Error(`rules: ${response.status} ${await response.text()}`);
   }
   const body = JSON.stringify({ channelId, type: 'text', data: { text: TEXT_ASCII } });

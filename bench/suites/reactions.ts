@@ -141,7 +141,10 @@ export const reactionsSuite: BenchSuite = {
     for (const count of SIZES) results.push(await runSize(count));
     const [small, large] = results as [SizeResult, SizeResult];
     large.http.note = `p50 ratio to 1,000: ${(large.http.p50Ms / Math.max(0.01, small.http.p50Ms)).toFixed(2)}; req/s ratio ${(large.http.requestsPerSecond / Math.max(1, small.http.requestsPerSecond)).toFixed(2)} (target: within 2x)`;
-    printTable('Most-reacted over HTTP (SQLite, 10 connections, limit=10)', results.map((result) => result.http));
+    printTable(
+      'Most-reacted over HTTP (SQLite, 10 connections, limit=10)',
+      results.map((result) => result.http),
+    );
     const lines = [
       '\n## Most-reacted query in-process (the store, one call at a time)',
       '| messages | fill s | median µs | p99 µs | top count | ratio of medians to 1,000 |',

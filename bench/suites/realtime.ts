@@ -206,7 +206,10 @@ class Tracker {
       return false;
     }
     let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([arrived.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), FRAME_TIMEOUT_MS)))]);
+    const inTime = await Promise.race([
+      arrived.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), FRAME_TIMEOUT_MS))),
+    ]);
     clearTimeout(timer);
     if (!inTime) this.sent.delete(seq);
     return inTime;
@@ -226,7 +229,10 @@ function latencyRows(name: string, tracker: Tracker, messages: number, elapsedMs
   const last = [...tracker.lastFrames].sort((a, b) => a - b);
   const responses = [...tracker.responses].sort((a, b) => a - b);
   const post = `POST answered in p50 ${percentile(responses, 50).toFixed(1)} / p99 ${percentile(responses, 99).toFixed(1)} ms`;
-  const problems = [tracker.errors > 0 ? `${tracker.errors} failed posts` : '', messages - tracker.delivered - tracker.errors > 0 ? `${messages - tracker.delivered - tracker.errors} messages not fully delivered in 2 s` : '']
+  const problems = [
+    tracker.errors > 0 ? `${tracker.errors} failed posts` : '',
+    messages - tracker.delivered - tracker.errors > 0 ? `${messages - tracker.delivered - tracker.errors} messages not fully delivered in 2 s` : '',
+  ]
     .filter(Boolean)
     .join('; ');
   return [
@@ -306,23 +312,38 @@ async function singleInstance(): Promise<void> {
     const big = await makeGroup(server.url, server.adminToken, `big-${run}`, [bot.userId, ...active.map((user) => user.userId)]);
     const small: string[] = [];
     for (let i = 0; i < LATENCY_SOCKETS / 10; i += 1) {
-      small.push(await makeGroup(server.url, server.adminToken, `small-${run}-${i}`, [bot.userId, ...active.slice(i * 10, i * 10 + 10).map((user) => user.userId)]));
+      small.push(
+        await makeGroup(server.url, server.adminToken, `small-${run}-${i}`, [bot.userId, ...active.slice(i * 10, i * 10 + 10).map((user) => user.userId)]),
+      );
     }
     // The idle users, 100 to a group, as members of ordinary channels are.
     const idle = users.slice(LATENCY_SOCKETS);
     await inPool(
       Array.from({ length: Math.ceil(idle.length / 100) }, (_, i) => i),
       8,
-      (i) => makeGroup(server.url, server.adminToken, `idle-${run}-${i}`, idle.slice(i * 100, i * 100 + 100).map((user) => user.userId)),
+      (i) =>
+        makeGroup(
+          server.url,
+          server.adminToken,
+          `idle-${run}-${i}`,
+          idle.slice(i * 100, i * 100 + 100).map((user) => user.userId),
+        ),
     );
-    process.stdout.write(`setup: ${users.length} users, ${small.length + 2 + Math.ceil(idle.length / 100)} groups in ${((performance.now() - setupStart) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `setup: ${users.length} users, ${small.length + 2 + Math.ceil(idle.length / 100)} groups in ${((performance.now() - setupStart) / 1000).toFixed(1)} s\n`,
+    );
     await sleep(1000);
     memory.push({ state: 'no sockets', rss: rssMegabytes(server.pid), note: `after setup (${users.length} users)` });
 
     await streams.open(wsBase, active);
     const tracker = new Tracker([streams]);
     await warmUp(server.url, bot, tracker, [{ id: big, size: active.length }]);
-    await warmUp(server.url, bot, tracker, small.slice(0, 1).map((id) => ({ id, size: 10 })));
+    await warmUp(
+      server.url,
+      bot,
+      tracker,
+      small.slice(0, 1).map((id) => ({ id, size: 10 })),
+    );
     const budget = Math.max(2, seconds() / 2) * 1000;
     const socketsNote = `${streams.openCount} sockets open${streams.failed ? `, ${streams.failed} failed` : ''}`;
 
@@ -349,7 +370,12 @@ async function singleInstance(): Promise<void> {
     await server.stop();
   }
   printTable('delivery latency, bot POST /bot/v1/group/message to the stream frame (SQLite, one instance; paced at 25 messages/s)', rows);
-  const lines = ['\n## server resident memory (VmRSS of the server process)', '| state | RSS MB | note |', '|---|---:|---|', ...memory.map((row) => `| ${row.state} | ${row.rss.toFixed(0)} | ${row.note} |`)];
+  const lines = [
+    '\n## server resident memory (VmRSS of the server process)',
+    '| state | RSS MB | note |',
+    '|---|---:|---|',
+    ...memory.map((row) => `| ${row.state} | ${row.rss.toFixed(0)} | ${row.note} |`),
+  ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -417,17 +443,25 @@ async function threeInstances(): Promise<void> {
     const bot = await makeBot(one.url, env.PARLEY_ADMIN_TOKEN);
     const groups: string[] = [];
     for (let i = 0; i < 10; i += 1) {
-      groups.push(await makeGroup(one.url, env.PARLEY_ADMIN_TOKEN, `mi-${run}-${i}`, [bot.userId, ...users.slice(i * 10, i * 10 + 10).map((user) => user.userId)]));
+      groups.push(
+        await makeGroup(one.url, env.PARLEY_ADMIN_TOKEN, `mi-${run}-${i}`, [bot.userId, ...users.slice(i * 10, i * 10 + 10).map((user) => user.userId)]),
+      );
     }
     await streams.open(three.url.replace(/^http/, 'ws'), users);
     const tracker = new Tracker([streams]);
-    await warmUp(one.url, bot, tracker, groups.map((id) => ({ id, size: 10 })));
+    await warmUp(
+      one.url,
+      bot,
+      tracker,
+      groups.map((id) => ({ id, size: 10 })),
+    );
     const note = `${streams.openCount} sockets on instance 3 in 10 groups of 10; posts to instance 1`;
 
     const paced = await pacedRun(one.url, bot, tracker, (i) => ({ id: groups[i % groups.length] as string, size: 10 }), Math.max(2, seconds() / 2) * 1000, 10);
     const pacedRows = latencyRows('3 instances, one message at a time', tracker, paced.messages, paced.elapsedMs, note).slice(0, 1);
     // The relay polls every 250 ms; frames that only come on that poll mean the Redis wake-ups were lost.
-    if ((pacedRows[0]?.p50Ms ?? 0) >= 200) pacedRows[0] = { ...(pacedRows[0] as BenchRow), note: `${pacedRows[0]?.note ?? ''}; WAKE-UPS LOST: frames came on the 250 ms relay poll` };
+    if ((pacedRows[0]?.p50Ms ?? 0) >= 200)
+      pacedRows[0] = { ...(pacedRows[0] as BenchRow), note: `${pacedRows[0]?.note ?? ''}; WAKE-UPS LOST: frames came on the 250 ms relay poll` };
     rows.push(...pacedRows);
 
     // Throughput: 16 posters back to back for BENCH_SECONDS; a message counts once all 10 frames came.

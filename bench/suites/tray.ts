@@ -45,7 +45,9 @@ function seed(dataDir: string, input: { big: string; small: string; readers: str
   file.pragma('busy_timeout = 30000');
   const now = Date.now();
   const member = file.prepare('insert into community_members (community_id, user_id, joined_at, left_at) values (?, ?, 1, null)');
-  const community = file.prepare("insert into communities (id, display_name, created_by, member_count, created_at, updated_at) values (?, ?, 'bench', ?, ?, ?)");
+  const community = file.prepare(
+    "insert into communities (id, display_name, created_by, member_count, created_at, updated_at) values (?, ?, 'bench', ?, ?, ?)",
+  );
   const count = file.prepare('update communities set member_count = member_count + ? where id = ?');
   const record = file.prepare(
     `insert into tray_records (owner_key, verb, target_id, target_type, window_start, last_update, prev_update, top_actor_id, community_id,
@@ -91,7 +93,8 @@ function seed(dataDir: string, input: { big: string; small: string; readers: str
     for (let i = 0; made < RECORDS; i += 1, made += 1) {
       const start = now - Math.floor(Math.random() * 89 * DAY) - 60_000;
       const communityRecord = i % 4 === 0;
-      if (communityRecord) record.run(`c:other-${i % 50_000}`, 'post', `other-${i % 50_000}`, 'community', start, start, 'seed-a', `other-${i % 50_000}`, 'Other', actors, now);
+      if (communityRecord)
+        record.run(`c:other-${i % 50_000}`, 'post', `other-${i % 50_000}`, 'community', start, start, 'seed-a', `other-${i % 50_000}`, 'Other', actors, now);
       else record.run(`u:other-${i % 100_000}`, i % 2 ? 'like' : 'comment', `q-${i}`, 'post', start, start, 'seed-a', null, null, actors, now);
     }
   })();
@@ -135,13 +138,18 @@ export const traySuite: BenchSuite = {
         const userId = `reader-${run}-${i}`;
         readers.push({ userId, token: await makeUser(server, userId) });
       }
-      const big = (await api<{ communityId: string }>(server, 'POST', '/client/v1/communities', posterToken, { communityId: `big-${run}`, displayName: 'Big' })).communityId;
-      const small = (await api<{ communityId: string }>(server, 'POST', '/client/v1/communities', posterToken, { communityId: `small-${run}`, displayName: 'Small' })).communityId;
+      const big = (await api<{ communityId: string }>(server, 'POST', '/client/v1/communities', posterToken, { communityId: `big-${run}`, displayName: 'Big' }))
+        .communityId;
+      const small = (
+        await api<{ communityId: string }>(server, 'POST', '/client/v1/communities', posterToken, { communityId: `small-${run}`, displayName: 'Small' })
+      ).communityId;
       await api(server, 'POST', `/client/v1/communities/${small}/join`, readers[0]?.token ?? '');
       const readerCommunities = Array.from({ length: READER_COMMUNITIES }, (_, i) => `rc-${run}-${i}`);
       const started = Date.now();
       seed(server.dataDir, { big, small, readers: readers.slice(1).map((reader) => reader.userId), readerCommunities });
-      process.stdout.write(`tray: seeded ${BIG.toLocaleString('en')} members, ${RECORDS.toLocaleString('en')} records in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+      process.stdout.write(
+        `tray: seeded ${BIG.toLocaleString('en')} members, ${RECORDS.toLocaleString('en')} records in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+      );
 
       // Warm-up, then the post request in each community.
       await loadPosts(server, posterToken, small, 'warm-up');
@@ -197,7 +205,9 @@ export const traySuite: BenchSuite = {
           requestsPerSecond: result.requests.average,
           p50Ms: result.latency.p50,
           p99Ms: result.latency.p99,
-          note: [`${pool.length} readers in turn`, errors > 0 ? `${errors} non-2xx/errors (429 when a reader is asked > 5/s)` : '', 'target p99 < 5 ms'].filter(Boolean).join('; '),
+          note: [`${pool.length} readers in turn`, errors > 0 ? `${errors} non-2xx/errors (429 when a reader is asked > 5/s)` : '', 'target p99 < 5 ms']
+            .filter(Boolean)
+            .join('; '),
         } satisfies BenchRow;
       };
       await read('warm-up', 2);

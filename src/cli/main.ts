@@ -29,7 +29,11 @@ const COMMANDS: readonly { usage: string; summary: string }[] = [
   { usage: 'help', summary: 'show this list' },
 ];
 
-const SEED_LIMITS = { users: { fallback: 200, max: 1_000_000 }, channels: { fallback: 20, max: 100_000 }, messages: { fallback: 10_000, max: 100_000_000 } } as const;
+const SEED_LIMITS = {
+  users: { fallback: 200, max: 1_000_000 },
+  channels: { fallback: 20, max: 100_000 },
+  messages: { fallback: 10_000, max: 100_000_000 },
+} as const;
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((command) => command.usage.length));
@@ -43,7 +47,7 @@ export function usage(): string {
     `  clients create: ${CLIENTS_CREATE_OPTIONS}`,
     `  seed --demo:    ${seedOptions.join(' ')} --password PW (default: a new one, printed once)`,
     '',
-    'The environment is the server\'s (DATA_DIR, DATABASE_URL, ...); PARLEY_DEBUG=1 adds stack traces to failures.',
+    "The environment is the server's (DATA_DIR, DATABASE_URL, ...); PARLEY_DEBUG=1 adds stack traces to failures.",
     'Exit codes: 0 done, 1 failed, 2 wrong command line.',
   ].join('\n');
 }
@@ -98,7 +102,9 @@ async function revokeAdminToken(tokens: TokensService, target: string | undefine
 async function adminToken(args: string[], print: Print): Promise<void> {
   const [action, ...rest] = args;
   if (action !== 'create' && action !== 'list' && action !== 'revoke') {
-    throw new UsageError(action === undefined ? 'admin-token needs an action: create, list or revoke' : `unknown admin-token action '${action}': use create, list or revoke`);
+    throw new UsageError(
+      action === undefined ? 'admin-token needs an action: create, list or revoke' : `unknown admin-token action '${action}': use create, list or revoke`,
+    );
   }
   await withStorage(async ({ db }) => {
     const tokens = createTokensService({ db, clock: new AdjustableClock() });
@@ -136,7 +142,10 @@ function seedNextSteps(config: Config, runTag: string, users: number, password: 
   ];
   const heading: string[] = [];
   if (users > 0) {
-    heading.push(`Demo users ${firstUser} to ${demoUserId(runTag, users - 1)} sign in with the password ${password}`, '(shown once; each run gives its users a new one unless --password is given)');
+    heading.push(
+      `Demo users ${firstUser} to ${demoUserId(runTag, users - 1)} sign in with the password ${password}`,
+      '(shown once; each run gives its users a new one unless --password is given)',
+    );
     steps.push(['a demo user', `curl -s "${base}/api/v2/users?search=${firstUser}" -H "Authorization: Bearer $TOKEN"`]);
     steps.push(['sign in as one', `open ${base}/login as ${firstUser}; for an app: npm run parley -- clients create --name demo --redirect-uri URI`]);
   }

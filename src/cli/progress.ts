@@ -10,7 +10,9 @@ export function createProgressBar(stream: NodeJS.WriteStream, width = 30) {
         if (percent === lastDrawn && done !== total) return;
         const filled = Math.round(fraction * width);
         const rate = Math.round(done / Math.max(0.001, (Date.now() - started) / 1000));
-        stream.write(`\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(percent).padStart(3)}% ${done.toLocaleString('en')}/${total.toLocaleString('en')} rows, ${rate.toLocaleString('en')}/s`);
+        stream.write(
+          `\r[${'#'.repeat(filled)}${' '.repeat(width - filled)}] ${String(percent).padStart(3)}% ${done.toLocaleString('en')}/${total.toLocaleString('en')} rows, ${rate.toLocaleString('en')}/s`,
+        );
       } else if (Math.floor(percent / 10) !== Math.floor(lastDrawn / 10)) {
         stream.write(`${percent}% (${done}/${total} rows)\n`);
       }

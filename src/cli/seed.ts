@@ -34,10 +34,50 @@ export function demoUserId(runTag: string, index: number): string {
   return `demo-${runTag}-u${index}`;
 }
 
-const FIRST = ['Ada', 'Bea', 'Cyril', 'Dana', 'Eli', 'Fay', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lea', 'Milo', 'Nia', 'Omar', 'Pia', 'Quin', 'Rosa', 'Sami', 'Tove'];
-const LAST = ['Andersen', 'Berg', 'Costa', 'Dubois', 'Eriksen', 'Fischer', 'Garcia', 'Horvat', 'Ito', 'Jensen', 'Kowalski', 'Larsen', 'Moreau', 'Novak', 'Okafor'];
+const FIRST = [
+  'Ada',
+  'Bea',
+  'Cyril',
+  'Dana',
+  'Eli',
+  'Fay',
+  'Gus',
+  'Hana',
+  'Ivo',
+  'Jun',
+  'Kai',
+  'Lea',
+  'Milo',
+  'Nia',
+  'Omar',
+  'Pia',
+  'Quin',
+  'Rosa',
+  'Sami',
+  'Tove',
+];
+const LAST = [
+  'Andersen',
+  'Berg',
+  'Costa',
+  'Dubois',
+  'Eriksen',
+  'Fischer',
+  'Garcia',
+  'Horvat',
+  'Ito',
+  'Jensen',
+  'Kowalski',
+  'Larsen',
+  'Moreau',
+  'Novak',
+  'Okafor',
+];
 const TOPICS = ['launch', 'design', 'support', 'random', 'hiring', 'ops', 'sales', 'infra', 'mobile', 'docs'];
-const WORDS = 'the release is ready for review can someone check the numbers before lunch I think we should ship it today looks good to me thanks for the quick fix'.split(' ');
+const WORDS =
+  'the release is ready for review can someone check the numbers before lunch I think we should ship it today looks good to me thanks for the quick fix'.split(
+    ' ',
+  );
 
 function sentence(): string {
   const length = 4 + randomInt(14);
@@ -47,6 +87,30 @@ function sentence(): string {
 }
 
 const BATCH = 5000;
+
+/**
+ * Rows written so far, out of the total. A transaction PostgreSQL rolls back and runTransaction runs
+ * again counts from where it began: `rewindTo` sets the count back to what it was then.
+ */
+interface SeedProgress {
+  done: () => number;
+  rewindTo: (done: number) => void;
+  advance: (count: number) => void;
+}
+
+function createSeedProgress(options: SeedOptions, total: number): SeedProgress {
+  let done = 0;
+  return {
+    done: () => done,
+    rewindTo: (value) => {
+      done = value;
+    },
+    advance: (count) => {
+      done += count;
+      options.onProgress?.(done, total);
+    },
+  };
+}
 
 export async function seedDemo(storage: Storage, options: SeedOptions): Promise<{ users: number; channels: number; messages: number }> {
   const { db } = storage;
@@ -58,16 +122,25 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
   const passwordHash = options.password === undefined ? null : await hashPassword(options.password);
   const channelIds = Array.from({ length: options.channels }, (_, i) => `demo-${runTag}-${TOPICS[i % TOPICS.length]}-${i}`);
   const total = options.users + options.channels + options.messages;
-  let done = 0;
-  const progress = (count: number) => {
-    done += count;
-    options.onProgress?.(done, total);
-  };
+  const progress = createSeedProgress(options, total);
 
-  // A transaction PostgreSQL rolls back and runTransaction runs again counts from where it began.
-  const beforeUsers = done;
+  await insertDemoUsers(db, userIds, passwordHash, now, progress);
+
+  // Each channel gets up to 20 members; messages are spread evenly and written by its members.
+  const membersOf = new Map<string, string[]>();
+  const perChannel = Math.floor(options.messages / Math.max(1, channelIds.length));
+  const extra = options.messages - perChannel * channelIds.length;
+  await insertDemoChannels(db, channelIds, userIds, membersOf, perChannel, extra, now, progress);
+
+  await writeMessages(storage, channelIds, membersOf, perChannel, extra, now, progress.advance);
+  if (storage.dialect === 'postgres') await sql`analyze`.execute(db);
+  return { users: userIds.length, channels: channelIds.length, messages: options.messages };
+}
+
+async function insertDemoUsers(db: Storage['db'], userIds: string[], passwordHash: string | null, now: number, progress: SeedProgress): Promise<void> {
+  const beforeUsers = progress.done();
   await runTransaction(db, async (trx) => {
-    done = beforeUsers;
+    progress.rewindTo(beforeUsers);
     for (let start = 0; start < userIds.length; start += 1000) {
       const chunk = userIds.slice(start, start + 1000);
       await trx
@@ -99,17 +172,24 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
           }),
         )
         .execute();
-      progress(chunk.length);
+      progress.advance(chunk.length);
     }
   });
+}
 
-  // Each channel gets up to 20 members; messages are spread evenly and written by its members.
-  const membersOf = new Map<string, string[]>();
-  const perChannel = Math.floor(options.messages / Math.max(1, channelIds.length));
-  const extra = options.messages - perChannel * channelIds.length;
-  const beforeChannels = done;
+async function insertDemoChannels(
+  db: Storage['db'],
+  channelIds: string[],
+  userIds: string[],
+  membersOf: Map<string, string[]>,
+  perChannel: number,
+  extra: number,
+  now: number,
+  progress: SeedProgress,
+): Promise<void> {
+  const beforeChannels = progress.done();
   await runTransaction(db, async (trx) => {
-    done = beforeChannels;
+    progress.rewindTo(beforeChannels);
     for (const [index, channelId] of channelIds.entries()) {
       const count = Math.min(userIds.length, 20);
       const offset = randomInt(Math.max(1, userIds.length));
@@ -138,16 +218,24 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
       if (members.length > 0) {
         await trx
           .insertInto('channel_members')
-          .values(members.map((userId) => ({ channel_id: channelId, user_id: userId, membership: 'member', roles: '[]', mute_until: null, read_to_segment: 0, last_activity: now, created_at: now, updated_at: now })))
+          .values(
+            members.map((userId) => ({
+              channel_id: channelId,
+              user_id: userId,
+              membership: 'member',
+              roles: '[]',
+              mute_until: null,
+              read_to_segment: 0,
+              last_activity: now,
+              created_at: now,
+              updated_at: now,
+            })),
+          )
           .execute();
       }
-      progress(1);
+      progress.advance(1);
     }
   });
-
-  await writeMessages(storage, channelIds, membersOf, perChannel, extra, now, progress);
-  if (storage.dialect === 'postgres') await sql`analyze`.execute(db);
-  return { users: userIds.length, channels: channelIds.length, messages: options.messages };
 }
 
 interface SeedMessage {
@@ -172,7 +260,13 @@ interface SeedMessage {
 }
 
 /** Messages in segment order per channel; every tenth one is a comment on the one before it. */
-async function* messageRows(channelIds: string[], membersOf: Map<string, string[]>, perChannel: number, extra: number, now: number): AsyncGenerator<SeedMessage> {
+async function* messageRows(
+  channelIds: string[],
+  membersOf: Map<string, string[]>,
+  perChannel: number,
+  extra: number,
+  now: number,
+): AsyncGenerator<SeedMessage> {
   for (const [index, channelId] of channelIds.entries()) {
     const members = membersOf.get(channelId) ?? [];
     const count = perChannel + (index < extra ? 1 : 0);
@@ -251,7 +345,11 @@ async function writeMessages(
     let batch: SeedMessage[] = [];
     const flush = async () => {
       // 18 columns a row stays well under PostgreSQL's 65,535 parameters at 2,000 rows.
-      for (let start = 0; start < batch.length; start += 2000) await storage.db.insertInto('messages').values(batch.slice(start, start + 2000)).execute();
+      for (let start = 0; start < batch.length; start += 2000)
+        await storage.db
+          .insertInto('messages')
+          .values(batch.slice(start, start + 2000))
+          .execute();
       progress(batch.length);
       batch = [];
     };

@@ -102,7 +102,8 @@ export function readMultipartBody(options: { fileField: string; arrayFields: rea
         const value = String(part.value);
         fieldBytes += Buffer.byteLength(value);
         if (value.includes('\u0000')) throw nulError(`body.${fieldNameOf(part.fieldname)}`);
-        if (fieldBytes > MAX_FIELDS_TOTAL_BYTES) throw new AppError('payloadTooLarge', `The fields of a multipart body may hold at most ${MAX_FIELDS_TOTAL_BYTES / 1024} KB.`);
+        if (fieldBytes > MAX_FIELDS_TOTAL_BYTES)
+          throw new AppError('payloadTooLarge', `The fields of a multipart body may hold at most ${MAX_FIELDS_TOTAL_BYTES / 1024} KB.`);
         addField(body, fieldNameOf(part.fieldname), part.value, arrayFields);
       }
     });

@@ -41,11 +41,7 @@ export class AppError extends Error {
   /** The RFC 6749 / 6750 error code (`invalid_grant`, ...) on /oauth/token and /userinfo; sent as `error`. */
   readonly oauthError: string | undefined;
 
-  constructor(
-    kind: ErrorName,
-    message?: string,
-    options: { detail?: ErrorDetail[]; headers?: Record<string, string>; oauthError?: string } = {},
-  ) {
+  constructor(kind: ErrorName, message?: string, options: { detail?: ErrorDetail[]; headers?: Record<string, string>; oauthError?: string } = {}) {
     super(message ?? ERRORS[kind].message);
     this.kind = kind;
     this.detail = options.detail;

@@ -34,7 +34,12 @@ export function filterFields(filters: Record<string, unknown>): { f: string; q?:
  * The filters a page runs with: the request's when it names any (they must be the token's), else the
  * token's own. `defaults` are the filters of a request that names none.
  */
-export function filtersOfPage<T extends Record<string, unknown>>(requested: T, defaults: T, token: { f: unknown; q?: unknown } | null, isFilters: (value: unknown) => value is T): T {
+export function filtersOfPage<T extends Record<string, unknown>>(
+  requested: T,
+  defaults: T,
+  token: { f: unknown; q?: unknown } | null,
+  isFilters: (value: unknown) => value is T,
+): T {
   if (token === null) return requested;
   const requestedKey = filterKey(requested);
   if (token.f === requestedKey) return requested;

@@ -9,15 +9,13 @@ export const Id = (description?: string) =>
   // Not `.` or `..` either: ids travel in URL paths, where every HTTP client resolves those away.
   Type.String({ minLength: 1, maxLength: 50, pattern: '^(?!\\.\\.?$)[^\\s/?#%\\\\\\x00-\\x1f\\x7f]+$', ...(description ? { description } : {}) });
 
-export const IdList = (description?: string, minItems = 0) =>
-  Type.Array(Id(), { minItems, maxItems: 100, ...(description ? { description } : {}) });
+export const IdList = (description?: string, minItems = 0) => Type.Array(Id(), { minItems, maxItems: 100, ...(description ? { description } : {}) });
 
 export const Tags = (description?: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 100, ...(description ? { description } : {}) });
 
 /** A JSON object of the caller's own; its serialized size is checked by the service. */
-export const Metadata = (description?: string) =>
-  Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
+export const Metadata = (description?: string) => Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
 
 export const ChannelIdParams = Type.Object({ channelId: Id('The channel id') });
 

@@ -68,13 +68,20 @@ export function describeConnectFailure(error: unknown, databaseUrl: string): Dat
   const role = /role "([^"]+)"/.exec(reason)?.[1] ?? (decodeURIComponent(url.username) || 'the default role');
   const database = decodeURIComponent(url.pathname.replace(/^\//, '')) || role;
   const say = (message: string) => new DatabaseUnavailableError(message, { cause: error });
-  if (typeof code === 'string' && UNREACHABLE[code]) return say(`cannot reach PostgreSQL at ${address} (${UNREACHABLE[code]}): is it running? check DATABASE_URL`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return say(`cannot reach PostgreSQL at ${address} (the name does not resolve): check the host in DATABASE_URL`);
-  if (/timeout/i.test(reason)) return say(`cannot reach PostgreSQL at ${address} (no answer within ${CONNECT_TIMEOUT_MS / 1000} s): is it running, and can this machine reach it? check DATABASE_URL and firewalls`);
-  if (code === '28000' && /does not exist/.test(reason)) return say(`PostgreSQL refused role '${role}': it does not exist on ${address}; create it or fix the user in DATABASE_URL`);
+  if (typeof code === 'string' && UNREACHABLE[code])
+    return say(`cannot reach PostgreSQL at ${address} (${UNREACHABLE[code]}): is it running? check DATABASE_URL`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return say(`cannot reach PostgreSQL at ${address} (the name does not resolve): check the host in DATABASE_URL`);
+  if (/timeout/i.test(reason))
+    return say(
+      `cannot reach PostgreSQL at ${address} (no answer within ${CONNECT_TIMEOUT_MS / 1000} s): is it running, and can this machine reach it? check DATABASE_URL and firewalls`,
+    );
+  if (code === '28000' && /does not exist/.test(reason))
+    return say(`PostgreSQL refused role '${role}': it does not exist on ${address}; create it or fix the user in DATABASE_URL`);
   if (code === '28P01') return say(`PostgreSQL refused the password of role '${role}' at ${address}: fix the password in DATABASE_URL`);
   if (code === '28000') return say(`PostgreSQL at ${address} refused the connection (${reason}): allow this client in pg_hba.conf or fix DATABASE_URL`);
-  if (code === '3D000') return say(`PostgreSQL at ${address} has no database '${database}': create it (createdb ${database}) or fix the database name in DATABASE_URL`);
+  if (code === '3D000')
+    return say(`PostgreSQL at ${address} has no database '${database}': create it (createdb ${database}) or fix the database name in DATABASE_URL`);
   if (code === '57P03') return say(`PostgreSQL at ${address} is starting up or shutting down: try again in a moment`);
   if (code === '53300') return say(`PostgreSQL at ${address} has no free connection slot: raise its max_connections or run fewer instances`);
   return say(`cannot connect to PostgreSQL at ${address} (${reason}): check DATABASE_URL`);
@@ -116,7 +123,8 @@ function openSqliteFile(dataDir: string): SQLite.Database {
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const reason = error instanceof Error ? error.message : String(error);
-    if (code === 'SQLITE_NOTADB') throw new DatabaseUnavailableError(`${file} is not a SQLite database: move it away or point DATA_DIR at another directory`, { cause: error });
+    if (code === 'SQLITE_NOTADB')
+      throw new DatabaseUnavailableError(`${file} is not a SQLite database: move it away or point DATA_DIR at another directory`, { cause: error });
     throw new DatabaseUnavailableError(`cannot open the SQLite database ${file} (${reason}): check that this user may write DATA_DIR`, { cause: error });
   }
 }

@@ -10,7 +10,9 @@ const provider: MigrationProvider = {
 /** The database holds migrations this version does not know: a newer Parley wrote it. */
 export class DatabaseVersionError extends Error {
   constructor(readonly unknownMigrations: string[]) {
-    super(`this database was written by a newer Parley (migration ${unknownMigrations.join(', ')} ${unknownMigrations.length === 1 ? 'is' : 'are'} unknown): upgrade Parley`);
+    super(
+      `this database was written by a newer Parley (migration ${unknownMigrations.join(', ')} ${unknownMigrations.length === 1 ? 'is' : 'are'} unknown): upgrade Parley`,
+    );
     this.name = 'DatabaseVersionError';
   }
 }
@@ -18,7 +20,10 @@ export class DatabaseVersionError extends Error {
 /** Migrating failed for another reason; the message names the migration when one was running. */
 export class MigrationFailedError extends Error {
   constructor(migrationName: string | null, reason: string, options: { cause: unknown }) {
-    super(`${migrationName === null ? 'migrating the database' : `migration ${migrationName}`} failed (${reason}): fix the cause, then run \`parley migrate\` or start again`, options);
+    super(
+      `${migrationName === null ? 'migrating the database' : `migration ${migrationName}`} failed (${reason}): fix the cause, then run \`parley migrate\` or start again`,
+      options,
+    );
     this.name = 'MigrationFailedError';
   }
 }
@@ -27,7 +32,10 @@ export class MigrationFailedError extends Error {
 async function unknownMigrationNames(db: Kysely<Database>): Promise<string[]> {
   try {
     const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
-    return rows.rows.map((row) => row.name).filter((name) => !(name in migrations)).sort();
+    return rows.rows
+      .map((row) => row.name)
+      .filter((name) => !(name in migrations))
+      .sort();
   } catch {
     // No migration table (or no access to it): nothing was recorded by any version.
     return [];

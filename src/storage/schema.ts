@@ -1,15 +1,71 @@
 import type { UsersTable, UserFlagsTable, TokensTable, RolesTable } from './schema/people.js';
 import type { ChannelsTable, ChannelTagsTable, ChannelMembersTable } from './schema/channels.js';
-import type { MessagesTable, MessageTagsTable, MessageReactionsTable, MessageReactionCountsTable, MessageFlagsTable, ModerationRulesTable, WebhookDeliveriesTable } from './schema/messages.js';
-import type { OAuthClientsTable, BotsTable, AuthorizationCodesTable, RefreshTokensTable, LoginSessionsTable, LoginFailuresTable, AvatarsTable } from './schema/identity.js';
-import type { CommunitiesTable, CommunityMembersTable, PostsTable, CommentsTable, PostReactionsTable, ActivityClockTable, TrayRecordsTable, TrayActorsTable, TrayContributionsTable, TrayReadsTable, TrayStateTable } from './schema/social.js';
+import type {
+  MessagesTable,
+  MessageTagsTable,
+  MessageReactionsTable,
+  MessageReactionCountsTable,
+  MessageFlagsTable,
+  ModerationRulesTable,
+  WebhookDeliveriesTable,
+} from './schema/messages.js';
+import type {
+  OAuthClientsTable,
+  BotsTable,
+  AuthorizationCodesTable,
+  RefreshTokensTable,
+  LoginSessionsTable,
+  LoginFailuresTable,
+  AvatarsTable,
+} from './schema/identity.js';
+import type {
+  CommunitiesTable,
+  CommunityMembersTable,
+  PostsTable,
+  CommentsTable,
+  PostReactionsTable,
+  ActivityClockTable,
+  TrayRecordsTable,
+  TrayActorsTable,
+  TrayContributionsTable,
+  TrayReadsTable,
+  TrayStateTable,
+} from './schema/social.js';
 import type { OutboxTable, OutboxConsumersTable, SettingsTable } from './schema/system.js';
 
 export type { UsersTable, UserFlagsTable, TokensTable, RolesTable } from './schema/people.js';
 export type { ChannelsTable, ChannelTagsTable, ChannelMembersTable } from './schema/channels.js';
-export type { MessagesTable, MessageTagsTable, MessageReactionsTable, MessageReactionCountsTable, MessageFlagsTable, ModerationRulesTable, WebhookDeliveriesTable } from './schema/messages.js';
-export type { OAuthClientsTable, BotsTable, AuthorizationCodesTable, RefreshTokensTable, LoginSessionsTable, LoginFailuresTable, AvatarsTable } from './schema/identity.js';
-export type { CommunitiesTable, CommunityMembersTable, PostsTable, CommentsTable, PostReactionsTable, ActivityClockTable, TrayRecordsTable, TrayActorsTable, TrayContributionsTable, TrayReadsTable, TrayStateTable } from './schema/social.js';
+export type {
+  MessagesTable,
+  MessageTagsTable,
+  MessageReactionsTable,
+  MessageReactionCountsTable,
+  MessageFlagsTable,
+  ModerationRulesTable,
+  WebhookDeliveriesTable,
+} from './schema/messages.js';
+export type {
+  OAuthClientsTable,
+  BotsTable,
+  AuthorizationCodesTable,
+  RefreshTokensTable,
+  LoginSessionsTable,
+  LoginFailuresTable,
+  AvatarsTable,
+} from './schema/identity.js';
+export type {
+  CommunitiesTable,
+  CommunityMembersTable,
+  PostsTable,
+  CommentsTable,
+  PostReactionsTable,
+  ActivityClockTable,
+  TrayRecordsTable,
+  TrayActorsTable,
+  TrayContributionsTable,
+  TrayReadsTable,
+  TrayStateTable,
+} from './schema/social.js';
 export type { OutboxTable, OutboxConsumersTable, SettingsTable } from './schema/system.js';
 
 /**

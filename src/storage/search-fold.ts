@@ -5,5 +5,8 @@
  * of the text), where a name holds "σ", and PostgreSQL's lower() writes "σ" everywhere.
  */
 export function searchFold(text: string): string {
-  return text.toLowerCase().replace(/ς/g, 'σ').replace(/i\u0307/g, 'i');
+  return text
+    .toLowerCase()
+    .replace(/ς/g, 'σ')
+    .replace(/i\u0307/g, 'i');
 }

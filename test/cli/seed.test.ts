@@ -29,7 +29,10 @@ describe.each(testDatabases)('parley seed --demo on %s', (database) => {
     const rows = await t.storage.db.selectFrom('messages').select(['channel_id', 'segment', 'parent_id', 'children_number', 'id']).execute();
     expect(rows).toHaveLength(203);
     for (const { channel } of channels as { channel: { channelId: string; messageCount: number } }[]) {
-      const segments = rows.filter((row) => row.channel_id === channel.channelId).map((row) => row.segment).sort((a, b) => a - b);
+      const segments = rows
+        .filter((row) => row.channel_id === channel.channelId)
+        .map((row) => row.segment)
+        .sort((a, b) => a - b);
       expect(segments).toEqual(Array.from({ length: channel.messageCount }, (_, i) => i + 1));
     }
     // childrenNumber agrees with the comments that exist.

@@ -44,9 +44,14 @@ describe.each(testDatabases)('admin reaction routes as the original answered the
     expect(removed.statusCode).toBe(200);
     expect(removed.json()).toEqual({ removedId: reactionIds[0] });
     // The 2023 files also carry referenceVersion; it names nothing here and is ignored.
-    const labelled = await admin.call('DELETE', `/api/v2/reactions?referenceId=${messageId}&referenceType=message&reactionName=heart&referenceVersion=5`, undefined, {
-      'content-type': 'application/json',
-    });
+    const labelled = await admin.call(
+      'DELETE',
+      `/api/v2/reactions?referenceId=${messageId}&referenceType=message&reactionName=heart&referenceVersion=5`,
+      undefined,
+      {
+        'content-type': 'application/json',
+      },
+    );
     expect(labelled.json()).toEqual({ removedId: reactionIds[1] });
     expect(await countsOf(messageId)).toEqual({ reactions: {}, reactionsCount: 0 });
 

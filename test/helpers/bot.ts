@@ -22,7 +22,12 @@ export async function createBot(t: TestApp, name: string) {
   const raw = (app: App, path: string, payload: string | Buffer, contentType: string) =>
     app.inject({ method: 'POST', url: `/bot/v1${path}`, headers: { authorization: `Bearer ${token}`, 'content-type': contentType }, payload });
   const json = (app: App, path: string, payload: unknown) => raw(app, path, JSON.stringify(payload), 'application/json');
-  const multipart = (app: App, path: string, fields: Array<[string, string]>, file?: { data: Buffer; fileName: string; contentType: string; name?: string }) => {
+  const multipart = (
+    app: App,
+    path: string,
+    fields: Array<[string, string]>,
+    file?: { data: Buffer; fileName: string; contentType: string; name?: string },
+  ) => {
     const body = multipartBody(fields, file ? [{ name: 'file', ...file }] : []);
     return raw(app, path, body.payload, body.contentType);
   };

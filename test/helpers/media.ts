@@ -57,7 +57,9 @@ export function exifHasGps(exif: Buffer | undefined): boolean {
 }
 
 export function makePngWithAlpha(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0.5 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0.5 } } })
+    .png()
+    .toBuffer();
 }
 
 function pngChunk(type: string, data: Buffer): Buffer {

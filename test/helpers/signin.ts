@@ -26,7 +26,12 @@ export function signInClient(t: TestApp) {
 
   /** Cookies from a response, as a Cookie header value merged over the given one. */
   function mergeCookies(previous: string, response: LightMyRequestResponse): string {
-    const jar = new Map(previous.split('; ').filter((pair) => pair.includes('=')).map((pair) => pair.split('=') as [string, string]));
+    const jar = new Map(
+      previous
+        .split('; ')
+        .filter((pair) => pair.includes('='))
+        .map((pair) => pair.split('=') as [string, string]),
+    );
     for (const cookie of response.cookies as Array<{ name: string; value: string }>) {
       if (cookie.value === '') jar.delete(cookie.name);
       else jar.set(cookie.name, cookie.value);
@@ -42,7 +47,12 @@ export function signInClient(t: TestApp) {
 
   /** GET the login page (optionally for an authorization request), then POST the credentials. */
   async function submitLogin(input: { username: string; password: string; query?: string; cookie?: string; remoteAddress?: string }) {
-    const page = await t.app.inject({ method: 'GET', url: `/login${input.query ? `?${input.query}` : ''}`, headers: input.cookie ? { cookie: input.cookie } : {}, ...(input.remoteAddress ? { remoteAddress: input.remoteAddress } : {}) });
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/login${input.query ? `?${input.query}` : ''}`,
+      headers: input.cookie ? { cookie: input.cookie } : {},
+      ...(input.remoteAddress ? { remoteAddress: input.remoteAddress } : {}),
+    });
     let cookie = mergeCookies(input.cookie ?? '', page);
     const form = new URLSearchParams({ csrf: csrfOf(page.body), username: input.username, password: input.password });
     if (input.query) form.set('authorize', input.query);
@@ -97,7 +107,14 @@ export function signInClient(t: TestApp) {
     const cookie = await login(person.username, person.password);
     const state = randomBytes(12).toString('hex');
     const response = await authorize(
-      authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: options.scope ?? 'openid', state, ...options.extra }),
+      authorizeQuery({
+        response_type: 'code',
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: options.scope ?? 'openid',
+        state,
+        ...options.extra,
+      }),
       cookie,
     );
     const params = redirectParams(response);

@@ -53,11 +53,7 @@ export interface TestAppOptions extends Omit<NonNullable<Parameters<typeof build
 }
 
 /** Builds an app on a fresh database of the given kind, with an admin token ready to use. */
-export async function startTestApp(
-  database: TestDatabase,
-  env: Record<string, string> = {},
-  testOptions: TestAppOptions = {},
-): Promise<TestApp> {
+export async function startTestApp(database: TestDatabase, env: Record<string, string> = {}, testOptions: TestAppOptions = {}): Promise<TestApp> {
   const { validateResponses = process.env.PARLEY_TEST_VALIDATE_RESPONSES === '1', ...options } = testOptions;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-test-'));
   const pgDatabase = database === 'postgres' ? await createPostgresDatabase() : null;
@@ -84,7 +80,14 @@ export async function startTestApp(
     uniqueId: (prefix: string) => `${prefix}-${runTag}-${++counter}`,
     startPeer: async (peerEnv = {}, peerOptions = {}) => {
       if (!pgDatabase) throw new Error('a peer instance needs PostgreSQL');
-      const peerConfig = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PARLEY_ADMIN_TOKEN: adminToken, DATABASE_URL: pgDatabase.url, ...env, ...peerEnv });
+      const peerConfig = loadConfig({
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        PARLEY_ADMIN_TOKEN: adminToken,
+        DATABASE_URL: pgDatabase.url,
+        ...env,
+        ...peerEnv,
+      });
       const peer = await buildApp(peerConfig, { ...peerOptions, storage: openStorage({ databaseUrl: peerConfig.databaseUrl, dataDir, poolSize: 10 }) });
       if (validateResponses) peerValidations.push(installResponseValidation(peer.app));
       await peer.app.ready();

@@ -59,7 +59,11 @@ describe('authorization matrix over every route', () => {
 
   it('covers the surfaces it knows, and every route of them answers each caller as designed', async () => {
     const guarded = t.routes.filter(
-      (route) => !route.websocket && route.method !== 'HEAD' && SURFACES.some((surface) => route.url.startsWith(surface.prefix)) && !OWN_RULES.some((rule) => rule.test(route.url)),
+      (route) =>
+        !route.websocket &&
+        route.method !== 'HEAD' &&
+        SURFACES.some((surface) => route.url.startsWith(surface.prefix)) &&
+        !OWN_RULES.some((rule) => rule.test(route.url)),
     );
     expect(guarded.length).toBeGreaterThan(20);
     const failures: string[] = [];
@@ -88,7 +92,21 @@ describe('authorization matrix over every route', () => {
   });
 
   it('has no route outside the known surfaces that is not deliberately public', () => {
-    const publicRoutes = [/^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/openapi\.json$/, /^\/docs/, /^\/oauth\//, /^\/\.well-known\//, /^\/userinfo$/, /^\/login$/, /^\/logout$/, /^\/file\/view\//, /^\/client\/v1\/stream$/, /^\/.+\/\.well-known\/openid-configuration$/];
+    const publicRoutes = [
+      /^\/healthz$/,
+      /^\/readyz$/,
+      /^\/metrics$/,
+      /^\/openapi\.json$/,
+      /^\/docs/,
+      /^\/oauth\//,
+      /^\/\.well-known\//,
+      /^\/userinfo$/,
+      /^\/login$/,
+      /^\/logout$/,
+      /^\/file\/view\//,
+      /^\/client\/v1\/stream$/,
+      /^\/.+\/\.well-known\/openid-configuration$/,
+    ];
     const unexplained = t.routes
       .filter((route) => !SURFACES.some((surface) => route.url.startsWith(surface.prefix)))
       .filter((route) => !publicRoutes.some((pattern) => pattern.test(route.url)))

@@ -23,13 +23,20 @@ describe('CORS and caches', () => {
       expect(cross.headers['access-control-allow-origin']).toBe('*');
       const vary = String(plain.headers.vary ?? '').toLowerCase();
       // Either form makes a cached copy safe for a cross-origin reader.
-      expect({ acao: plain.headers['access-control-allow-origin'] ?? null, variesOnOrigin: vary.includes('origin') }).not.toEqual({ acao: null, variesOnOrigin: false });
+      expect({ acao: plain.headers['access-control-allow-origin'] ?? null, variesOnOrigin: vary.includes('origin') }).not.toEqual({
+        acao: null,
+        variesOnOrigin: false,
+      });
     });
   }
 
   it('preflights: answered on the client API and token endpoint, also for paths that do not exist (harmless)', async () => {
     const origin = 'https://spa.example';
-    const ok = await t.app.inject({ method: 'OPTIONS', url: '/client/v1/channels/abc/messages', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+    const ok = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/client/v1/channels/abc/messages',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
     expect(ok.statusCode).toBe(204);
     const none = await t.app.inject({ method: 'OPTIONS', url: '/client/v1/no-such-route', headers: { origin, 'access-control-request-method': 'GET' } });
     expect(none.statusCode).toBe(204);

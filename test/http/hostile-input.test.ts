@@ -51,9 +51,23 @@ describe.each(testDatabases)('hostile input on %s', (database) => {
   it('uses only the declared fields of an admin upload: a topicId part is not taken unvalidated', async () => {
     const channelId = t.uniqueId('upload');
     await admin.createChannel(channelId);
-    for (const topicFields of [[['topicId', 'has space']], [['topicId', 'a'], ['topicId', 'b']]] as Array<Array<[string, string]>>) {
-      const { payload, contentType } = multipartBody([['channelId', channelId], ...topicFields], [{ name: 'file', fileName: 'notes.txt', contentType: 'text/plain', data: Buffer.from('notes') }]);
-      const response = await t.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType }, payload });
+    for (const topicFields of [
+      [['topicId', 'has space']],
+      [
+        ['topicId', 'a'],
+        ['topicId', 'b'],
+      ],
+    ] as Array<Array<[string, string]>>) {
+      const { payload, contentType } = multipartBody(
+        [['channelId', channelId], ...topicFields],
+        [{ name: 'file', fileName: 'notes.txt', contentType: 'text/plain', data: Buffer.from('notes') }],
+      );
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/messages/files',
+        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
+        payload,
+      });
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json().data.messages[0].topicId).toBeNull();
     }
@@ -69,16 +83,34 @@ describe.each(testDatabases)('hostile input on %s', (database) => {
       ['post text', asUser('POST', '/client/v1/posts', { text: 'a\u0000b' }), 'body.text'],
       ['community name', asUser('POST', '/client/v1/communities', { displayName: 'a\u0000b' }), 'body.displayName'],
       ['user display name', admin.call('PUT', '/api/v2/users', { userId, displayName: 'x\u0000y' }), 'body.displayName'],
-      ['channel display name', admin.call('POST', '/api/v2/channel', { channelId: t.uniqueId('nul-ch'), type: 'standard', displayName: 'x\u0000' }), 'body.displayName'],
-      ['nested custom data', admin.call('POST', '/api/v2/channel', { channelId: t.uniqueId('nul-meta'), type: 'standard', metadata: { deep: ['ok', 'n\u0000'] } }), 'body.metadata.deep[1]'],
+      [
+        'channel display name',
+        admin.call('POST', '/api/v2/channel', { channelId: t.uniqueId('nul-ch'), type: 'standard', displayName: 'x\u0000' }),
+        'body.displayName',
+      ],
+      [
+        'nested custom data',
+        admin.call('POST', '/api/v2/channel', { channelId: t.uniqueId('nul-meta'), type: 'standard', metadata: { deep: ['ok', 'n\u0000'] } }),
+        'body.metadata.deep[1]',
+      ],
       ['user search', admin.call('GET', '/api/v2/users?search=a%00b'), 'querystring.search'],
       ['blacklist word', admin.call('POST', '/api/v2/blacklist/records', { regexs: ['b\u0000d'] }), 'body.regexs[0]'],
     ];
     for (const [label, pending, field] of cases) {
       const response = await pending;
-      expect({ label, status: response.statusCode, code: response.json().code, field: response.json().data?.fields?.[0]?.field }).toEqual({ label, status: 422, code: 500000, field });
+      expect({ label, status: response.statusCode, code: response.json().code, field: response.json().data?.fields?.[0]?.field }).toEqual({
+        label,
+        status: 422,
+        code: 500000,
+        field,
+      });
     }
-    const form = await t.app.inject({ method: 'PUT', url: '/api/v2/users', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: `userId=${userId}&displayName=a%00b` });
+    const form = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v2/users',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `userId=${userId}&displayName=a%00b`,
+    });
     expect({ status: form.statusCode, field: form.json().data.fields[0].field }).toEqual({ status: 422, field: 'body.displayName' });
     // A key, and JSON held in a form field, are read too: neither may reach PostgreSQL.
     const key = await admin.call('POST', '/api/v2/channel', { channelId: t.uniqueId('nul-key'), type: 'standard', metadata: { 'k\u0000': 1 } });
@@ -100,9 +132,21 @@ describe.each(testDatabases)('hostile input on %s', (database) => {
     const channelId = t.uniqueId('proto');
     await admin.createChannel(channelId);
     const file = [{ name: 'file', fileName: 'notes.txt', contentType: 'text/plain', data: Buffer.from('notes') }];
-    for (const extra of [[['__proto__', 'a'], ['__proto__', 'b']], [['constructor', 'x']], [['toString', 'y']]] as Array<Array<[string, string]>>) {
+    for (const extra of [
+      [
+        ['__proto__', 'a'],
+        ['__proto__', 'b'],
+      ],
+      [['constructor', 'x']],
+      [['toString', 'y']],
+    ] as Array<Array<[string, string]>>) {
       const { payload, contentType } = multipartBody([['channelId', channelId], ['caption', 'hi'], ...extra], file);
-      const response = await t.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType }, payload });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/messages/files',
+        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
+        payload,
+      });
       expect({ extra, status: response.statusCode, code: response.json().code }).toEqual({ extra, status: 400, code: 400000 });
     }
     expect((await t.storage.db.selectFrom('messages').select('id').where('channel_id', '=', channelId).execute()).length).toBe(0);
@@ -111,7 +155,8 @@ describe.each(testDatabases)('hostile input on %s', (database) => {
   it('lists the reactors of the referenced message only, whatever else the options carry', async () => {
     const channelId = t.uniqueId('reactors');
     await admin.createChannel(channelId);
-    const post = async (text: string) => (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text } })).json().data.messages[0].messageId as string;
+    const post = async (text: string) =>
+      (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text } })).json().data.messages[0].messageId as string;
     const first = await post('first');
     const second = await post('second');
     await admin.call('POST', '/api/v2/reactions', { referenceId: second, referenceType: 'message', reactionName: 'like' });

@@ -22,7 +22,9 @@ describe.each(testDatabases)('lone surrogates in JSON held by a form field on %s
   it('data={"text":"a\\udc00b"} in a form is refused like the same JSON body', async () => {
     const gid = t.uniqueId('g');
     await admin.createChannel(gid);
-    const json = await admin.call('POST', '/api/v2/message', `{"channelId":"${gid}","type":"text","data":{"text":"a\\udc00b"}}`, { 'content-type': 'application/json' });
+    const json = await admin.call('POST', '/api/v2/message', `{"channelId":"${gid}","type":"text","data":{"text":"a\\udc00b"}}`, {
+      'content-type': 'application/json',
+    });
     expect(json.statusCode).toBe(422);
     const form = await admin.form('POST', '/api/v2/message', `channelId=${gid}&type=text&data=${encodeURIComponent('{"text":"a\\udc00b"}')}`);
     expect([form.statusCode, form.body.slice(0, 200)]).toEqual([422, expect.anything()]);
@@ -34,8 +36,19 @@ describe.each(testDatabases)('lone surrogates in JSON held by a form field on %s
     const form = await admin.form('POST', '/api/v2/message', `channelId=${gid}&type=text&data[text]=hello&tags=${encodeURIComponent('["x\\ud800"]')}`);
     expect(form.statusCode).toBe(422);
     expect(form.json().data.fields).toEqual([expect.objectContaining({ field: 'body.tags[0]' })]);
-    const { payload, contentType } = multipartBody([['channelId', gid], ['tags', '["x\\ud800"]']], [{ name: 'file', fileName: 'a.txt', contentType: 'text/plain', data: Buffer.from('x') }]);
-    const multipart = await t.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType }, payload });
+    const { payload, contentType } = multipartBody(
+      [
+        ['channelId', gid],
+        ['tags', '["x\\ud800"]'],
+      ],
+      [{ name: 'file', fileName: 'a.txt', contentType: 'text/plain', data: Buffer.from('x') }],
+    );
+    const multipart = await t.app.inject({
+      method: 'POST',
+      url: '/api/v2/messages/files',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
+      payload,
+    });
     expect(multipart.statusCode).toBe(422);
     expect(multipart.json().data.fields).toEqual([expect.objectContaining({ field: 'body.tags[0]' })]);
     const rows = await t.storage.db.selectFrom('messages').select('id').where('channel_id', '=', gid).execute();

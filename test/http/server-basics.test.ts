@@ -113,7 +113,11 @@ describe.each(testDatabases)('foundation on %s', (database) => {
   });
 
   it('refuses metadata over 100 KB with 422', async () => {
-    const response = await admin.call('POST', '/api/v2/channel', { channelId: t.uniqueId('meta'), type: 'standard', metadata: { blob: 'x'.repeat(101 * 1024) } });
+    const response = await admin.call('POST', '/api/v2/channel', {
+      channelId: t.uniqueId('meta'),
+      type: 'standard',
+      metadata: { blob: 'x'.repeat(101 * 1024) },
+    });
     expect(response.statusCode).toBe(422);
   });
 
@@ -150,7 +154,9 @@ describe.each(testDatabases)('foundation on %s', (database) => {
     // Closing takes no body: a client library that labels every request application/json still closes it.
     const close = await admin.call('POST', `/api/v2/channel/${channelId}/close`, '', { 'content-type': 'application/json' });
     expect(close.statusCode, close.body).toBe(200);
-    expect((await admin.call('POST', `/api/v2/channel/${channelId}/close`, '', { 'content-type': 'application/json' })).json()).toMatchObject({ status: 'error' });
+    expect((await admin.call('POST', `/api/v2/channel/${channelId}/close`, '', { 'content-type': 'application/json' })).json()).toMatchObject({
+      status: 'error',
+    });
   });
 
   it('echoes a request id', async () => {
@@ -168,7 +174,9 @@ describe.each(testDatabases)('foundation on %s', (database) => {
   it('publishes an OpenAPI 3.1 document of the routes and a browsable reference', async () => {
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/api/v2/channels', '/api/v2/channel/{channelId}/users', '/api/v2/users', '/api/v2/roles']));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/api/v2/channels', '/api/v2/channel/{channelId}/users', '/api/v2/users', '/api/v2/roles']),
+    );
     const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.headers['content-type']).toContain('text/html');

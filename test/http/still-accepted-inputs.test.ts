@@ -33,7 +33,10 @@ describe.each(testDatabases)('inputs the strict checks still accept on %s', (dat
     const location = String(response.headers.location);
     expect(location.startsWith(`${registered}&code=`)).toBe(true);
     expect(new URL(location).searchParams.get('state')).toBe('a%00b');
-    const token = await s.token({ grant_type: 'authorization_code', code: new URL(location).searchParams.get('code') as string, redirect_uri: registered }, { id: client.clientId, secret: client.clientSecret as string });
+    const token = await s.token(
+      { grant_type: 'authorization_code', code: new URL(location).searchParams.get('code') as string, redirect_uri: registered },
+      { id: client.clientId, secret: client.clientSecret as string },
+    );
     expect(token.statusCode, token.body).toBe(200);
   });
 
@@ -44,16 +47,38 @@ describe.each(testDatabases)('inputs the strict checks still accept on %s', (dat
     await admin.createChannel(gid);
     const mute = await admin.form('PUT', `/api/v2/channel/${gid}/mute`, 'mutePeriod=0');
     expect(mute.statusCode, mute.body).toBe(200);
-    const body = multipartBody([['channelId', gid], ['fullImage', 'true'], ['tags', 'one']], [{ name: 'file', data: await makeJpeg(8, 8), fileName: 'a.jpg', contentType: 'image/jpeg' }]);
-    const image = await t.app.inject({ method: 'POST', url: '/api/v2/messages/images', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': body.contentType }, payload: body.payload });
+    const body = multipartBody(
+      [
+        ['channelId', gid],
+        ['fullImage', 'true'],
+        ['tags', 'one'],
+      ],
+      [{ name: 'file', data: await makeJpeg(8, 8), fileName: 'a.jpg', contentType: 'image/jpeg' }],
+    );
+    const image = await t.app.inject({
+      method: 'POST',
+      url: '/api/v2/messages/images',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': body.contentType },
+      payload: body.payload,
+    });
     expect(image.statusCode, image.body).toBe(200);
     const user = t.uniqueId('u');
     await admin.createUser(user);
     await admin.call('POST', `/api/v2/channel/${gid}/users`, { userIds: [user] });
     const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId: user, expiresInMs: 3_600_000 });
-    const clientForm = await t.app.inject({ method: 'POST', url: `/client/v1/channels/${gid}/messages`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'type=text&data[text]=hi&tags=solo' });
+    const clientForm = await t.app.inject({
+      method: 'POST',
+      url: `/client/v1/channels/${gid}/messages`,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'type=text&data[text]=hi&tags=solo',
+    });
     expect(clientForm.statusCode, clientForm.body).toBe(200);
-    const read = await t.app.inject({ method: 'POST', url: `/client/v1/channels/${gid}/read`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'segment=1' });
+    const read = await t.app.inject({
+      method: 'POST',
+      url: `/client/v1/channels/${gid}/read`,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'segment=1',
+    });
     expect(read.statusCode, read.body).toBe(200);
     const strict = await admin.call('PUT', `/api/v2/channel/${gid}/mute`, { mutePeriod: '0' });
     expect(strict.statusCode).toBe(422);

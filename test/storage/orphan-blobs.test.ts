@@ -32,8 +32,16 @@ describe.each(testDatabases)('orphan blobs on %s', (database) => {
     const admin = adminClient(t);
     const channelId = t.uniqueId('orphans');
     await admin.createChannel(channelId);
-    const { payload, contentType } = multipartBody([['channelId', channelId]], [{ name: 'file', fileName: 'notes.txt', contentType: 'text/plain', data: Buffer.from('kept') }]);
-    const uploaded = await t.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType }, payload });
+    const { payload, contentType } = multipartBody(
+      [['channelId', channelId]],
+      [{ name: 'file', fileName: 'notes.txt', contentType: 'text/plain', data: Buffer.from('kept') }],
+    );
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/api/v2/messages/files',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
+      payload,
+    });
     expect(uploaded.statusCode, uploaded.body).toBe(200);
     const message = uploaded.json().data.messages[0];
     const kept = blobFilesIn(t.config.dataDir);
@@ -52,7 +60,11 @@ describe.each(testDatabases)('orphan blobs on %s', (database) => {
 
     await restart(0);
     expect(blobFilesIn(t.config.dataDir).sort()).toEqual(kept);
-    const served = await t.app.inject({ method: 'GET', url: `/api/v2/messages/${message.messageId}/files`, headers: { authorization: `Bearer ${t.adminToken}` } });
+    const served = await t.app.inject({
+      method: 'GET',
+      url: `/api/v2/messages/${message.messageId}/files`,
+      headers: { authorization: `Bearer ${t.adminToken}` },
+    });
     expect(served.statusCode).toBe(200);
     expect(served.body).toBe('kept');
   });

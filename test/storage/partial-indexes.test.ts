@@ -18,16 +18,23 @@ describe('partial indexes (SQLite)', () => {
   });
 
   const planOf = (query: string, ...values: Array<string | number>): string =>
-    (t.storage.sqlite?.prepare(`explain query plan ${query}`).all(...values) as Array<{ detail: string }>).map((row) => row.detail).join('\n');
+    ((t.storage.sqlite?.prepare(`explain query plan ${query}`).all(...values) ?? []) as Array<{ detail: string }>).map((row) => row.detail).join('\n');
 
   it('the orphan-blob sweep finds file ids through messages_file_id', () => {
     // messages.store.ts heldFileIds
     expect(planOf('select "file_id" from "messages" where "file_id" in (?, ?)', 'a', 'b')).toContain('INDEX messages_file_id (file_id=?)');
   });
 
-  it('a reconnecting user\'s replay finds events addressed to them through outbox_recipient', () => {
+  it("a reconnecting user's replay finds events addressed to them through outbox_recipient", () => {
     // realtime.store.ts eventsFor
-    const plan = planOf('select * from "outbox" where "id" > ? and ("recipient_id" = ? or "channel_id" in (?, ?)) order by "id" limit ?', 0, 'u1', 'c1', 'c2', 100);
+    const plan = planOf(
+      'select * from "outbox" where "id" > ? and ("recipient_id" = ? or "channel_id" in (?, ?)) order by "id" limit ?',
+      0,
+      'u1',
+      'c1',
+      'c2',
+      100,
+    );
     expect(plan).toContain('INDEX outbox_recipient (recipient_id=? AND id>?)');
     expect(plan).toContain('INDEX outbox_channel (channel_id=? AND id>?)');
   });

@@ -34,10 +34,13 @@ describe.each(testDatabases)('shared channel lock of reactions against other wri
         t.app.inject({ method, url: `/client/v1${url}`, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
       const post = async (token: string) => (await client(token, 'POST', `/channels/${channelId}/messages`, { type: 'text', data: { text: 'hi' } })).json();
       const target = (await post(tb)) as Record<string, unknown>;
-      const messageId = ((target.message ?? (target as { data?: { message?: unknown } }).data?.message) as { messageId?: string; id?: string } | undefined)?.messageId
-        ?? (JSON.stringify(target).match(/"messageId":"([^"]+)"/) ?? [])[1];
+      const messageId =
+        ((target.message ?? (target as { data?: { message?: unknown } }).data?.message) as { messageId?: string; id?: string } | undefined)?.messageId ??
+        (JSON.stringify(target).match(/"messageId":"([^"]+)"/) ?? [])[1];
       expect(messageId).toBeTruthy();
-      const doomed = await Promise.all(Array.from({ length: 6 }, async () => (JSON.stringify(await post(tb)).match(/"messageId":"([^"]+)"/) ?? [])[1] as string));
+      const doomed = await Promise.all(
+        Array.from({ length: 6 }, async () => (JSON.stringify(await post(tb)).match(/"messageId":"([^"]+)"/) ?? [])[1] as string),
+      );
       const ops: Array<Promise<{ statusCode: number; body: string }>> = [];
       for (let n = 0; n < 12; n += 1) {
         ops.push(client(ta, 'POST', `/messages/${messageId}/reactions`, { reactionName: `r${n}` }));

@@ -29,10 +29,17 @@ describe('SQLite WAL checkpoints in the background', () => {
     // 60 messages of ~95 KB, each stored twice (the row and its outbox event): ~11 MB, well past the
     // 1 MB that starts the checkpointer and the 4 MB SQLite's own checkpoint would copy at a time.
     const filler = 'x'.repeat(95_000);
+    const app = built?.app;
+    if (!app) throw new Error('the app did not start');
     for (let round = 0; round < 6; round += 1) {
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, index) =>
-          built!.app.inject({ method: 'POST', url: '/api/v2/message', headers, payload: { channelId: 'bulk', type: 'custom', data: { filler, n: round * 10 + index } } }),
+          app.inject({
+            method: 'POST',
+            url: '/api/v2/message',
+            headers,
+            payload: { channelId: 'bulk', type: 'custom', data: { filler, n: round * 10 + index } },
+          }),
         ),
       );
       for (const answer of answers) expect(answer.statusCode).toBe(200);

@@ -17,7 +17,13 @@ describe.runIf(testDatabases.includes('postgres'))('write transactions on Postgr
   beforeAll(async () => {
     t = await startTestApp('postgres');
     db = t.storage.db;
-    await db.insertInto('settings').values([{ key: 'left', value: '0' }, { key: 'right', value: '0' }]).execute();
+    await db
+      .insertInto('settings')
+      .values([
+        { key: 'left', value: '0' },
+        { key: 'right', value: '0' },
+      ])
+      .execute();
   });
   afterAll(async () => {
     await t.close();

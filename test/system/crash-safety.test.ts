@@ -85,7 +85,15 @@ interface Person {
 }
 
 /** Concurrent writers until the server dies under them. */
-async function runLoad(base: string, channels: string[], people: Person[], communityId: string, png: Buffer, acknowledged: Acknowledged, stop: { dead: boolean }): Promise<void> {
+async function runLoad(
+  base: string,
+  channels: string[],
+  people: Person[],
+  communityId: string,
+  png: Buffer,
+  acknowledged: Acknowledged,
+  stop: { dead: boolean },
+): Promise<void> {
   const worker = async () => {
     while (!stop.dead) {
       const channelId = channels[randomInt(channels.length)] as string;
@@ -164,9 +172,13 @@ async function checkInvariants(storage: Storage, dataDir: string, acknowledged: 
   for (const id of acknowledged.messages) if (!byId.has(id)) problems.push(`acknowledged message ${id} is missing`);
   const channels = await db.selectFrom('channels').selectAll().execute();
   for (const channel of channels) {
-    const segments = rows.filter((row) => row.channel_id === channel.id).map((row) => row.segment).sort((a, b) => a - b);
+    const segments = rows
+      .filter((row) => row.channel_id === channel.id)
+      .map((row) => row.segment)
+      .sort((a, b) => a - b);
     const expected = Array.from({ length: channel.last_segment }, (_, i) => i + 1);
-    if (JSON.stringify(segments) !== JSON.stringify(expected)) problems.push(`channel ${channel.id}: segments ${segments.length} rows, last_segment ${channel.last_segment}`);
+    if (JSON.stringify(segments) !== JSON.stringify(expected))
+      problems.push(`channel ${channel.id}: segments ${segments.length} rows, last_segment ${channel.last_segment}`);
     if (channel.message_count !== segments.length) problems.push(`channel ${channel.id}: messageCount ${channel.message_count} but ${segments.length} rows`);
     const members = await db.selectFrom('channel_members').select('user_id').where('channel_id', '=', channel.id).where('membership', '=', 'member').execute();
     if (members.length !== channel.member_count) problems.push(`channel ${channel.id}: memberCount ${channel.member_count} but ${members.length} members`);
@@ -185,9 +197,17 @@ async function checkInvariants(storage: Storage, dataDir: string, acknowledged: 
   const onDisk = fs.existsSync(blobRoot) ? fs.readdirSync(blobRoot).flatMap((shard) => fs.readdirSync(path.join(blobRoot, shard))) : [];
   const orphans = onDisk.filter((key) => !referenced.has(key));
   if (orphans.length > 0) problems.push(`${orphans.length} orphan blobs, e.g. ${orphans[0]}`);
-  const latest = Number((await db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirst())?.max ?? 0);
+  const latest = Number(
+    (
+      await db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.max('id').as('max'))
+        .executeTakeFirst()
+    )?.max ?? 0,
+  );
   const consumers = await db.selectFrom('outbox_consumers').selectAll().execute();
-  for (const consumer of consumers) if (Number(consumer.last_id) !== latest) problems.push(`consumer ${consumer.name} at ${consumer.last_id}, outbox at ${latest}`);
+  for (const consumer of consumers)
+    if (Number(consumer.last_id) !== latest) problems.push(`consumer ${consumer.name} at ${consumer.last_id}, outbox at ${latest}`);
   // Reactions: every acknowledged one exists, and each message's counters agree with its rows.
   const reactionRows = await db.selectFrom('message_reactions').select(['message_id', 'user_id', 'reaction_name']).execute();
   const reactionKeys = new Set(reactionRows.map((row) => `${row.message_id} ${row.user_id} ${row.reaction_name}`));
@@ -210,7 +230,8 @@ async function checkInvariants(storage: Storage, dataDir: string, acknowledged: 
   }
   const mostRows = await db.selectFrom('message_reaction_counts').select(['message_id', 'reaction_name', 'reaction_count']).execute();
   for (const row of mostRows) {
-    if (row.reaction_count !== (reactionsOf.get(row.message_id)?.[row.reaction_name] ?? 0)) problems.push(`most-reacted index for ${row.message_id}/${row.reaction_name} is ${row.reaction_count}`);
+    if (row.reaction_count !== (reactionsOf.get(row.message_id)?.[row.reaction_name] ?? 0))
+      problems.push(`most-reacted index for ${row.message_id}/${row.reaction_name} is ${row.reaction_count}`);
   }
 
   // Posts and likes: acknowledged ones exist, and each post's like count agrees with its rows.
@@ -235,7 +256,8 @@ async function checkInvariants(storage: Storage, dataDir: string, acknowledged: 
     const likers = new Set(likeRows.filter((row) => row.post_id === post.id && row.user_id !== post.author_id).map((row) => row.user_id));
     const records = recordsByPost.get(post.id) ?? [];
     const expected = likers.size === 0 ? [] : [likers.size];
-    if (JSON.stringify(records) !== JSON.stringify(expected)) problems.push(`post ${post.id}: like records ${JSON.stringify(records)} but ${likers.size} likers`);
+    if (JSON.stringify(records) !== JSON.stringify(expected))
+      problems.push(`post ${post.id}: like records ${JSON.stringify(records)} but ${likers.size} likers`);
   }
 
   const messageEvents = await db.selectFrom('outbox').select('payload').where('type', '=', 'message.created').execute();
@@ -275,7 +297,9 @@ describe.each(testDatabases)('crash safety on %s', (database) => {
         await client.end();
       });
     }
-    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3a6' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#3a6' } })
+      .png()
+      .toBuffer();
     const acknowledged: Acknowledged = { messages: new Set(), comments: new Map(), reactions: new Set(), posts: new Map(), likes: new Set() };
     let server = await startServer(env);
     const people: Person[] = [];
@@ -286,11 +310,14 @@ describe.each(testDatabases)('crash safety on %s', (database) => {
     }
     const channels = ['crash-a', 'crash-b', 'crash-c'];
     for (const channelId of channels) {
-      expect((await call(`${server.url}/api/v2/channel`, 'POST', { channelId, type: 'standard', userIds: people.map((person) => person.userId) })).status).toBe(200);
+      expect((await call(`${server.url}/api/v2/channel`, 'POST', { channelId, type: 'standard', userIds: people.map((person) => person.userId) })).status).toBe(
+        200,
+      );
     }
     const communityId = 'crash-community';
     expect((await call(`${server.url}/client/v1/communities`, 'POST', { communityId, displayName: 'Crash club' }, people[0]?.token)).status).toBe(200);
-    for (const person of people.slice(1)) expect((await call(`${server.url}/client/v1/communities/${communityId}/join`, 'POST', {}, person.token)).status).toBe(200);
+    for (const person of people.slice(1))
+      expect((await call(`${server.url}/client/v1/communities/${communityId}/join`, 'POST', {}, person.token)).status).toBe(200);
 
     for (let round = 0; round < ROUNDS; round++) {
       const stop = { dead: false };

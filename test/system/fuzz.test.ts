@@ -30,7 +30,25 @@ interface JsonSchema {
   maximum?: number;
 }
 
-const edgeStrings = fc.constantFrom('', ' ', '\u0000', '\uFEFF', '\uD800', '../../etc/passwd', '%00', '😀'.repeat(50), 'a'.repeat(20_001), '<script>', "' or 1=1 --", '__proto__', 'constructor', '\u202Eevil', 'null', '1e309', '-0');
+const edgeStrings = fc.constantFrom(
+  '',
+  ' ',
+  '\u0000',
+  '\uFEFF',
+  '\uD800',
+  '../../etc/passwd',
+  '%00',
+  '😀'.repeat(50),
+  'a'.repeat(20_001),
+  '<script>',
+  "' or 1=1 --",
+  '__proto__',
+  'constructor',
+  '\u202Eevil',
+  'null',
+  '1e309',
+  '-0',
+);
 
 /**
  * Where an error is answered as designed. The API surfaces use the envelope of API-CONVENTIONS.md
@@ -63,9 +81,16 @@ function valueFor(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<unkno
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case 'string':
-      return fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: Math.min(schema.maxLength ?? 40, 40) }) }, fc.string({ unit: 'grapheme', maxLength: 20 }), edgeStrings);
+      return fc.oneof(
+        { weight: 4, arbitrary: fc.string({ maxLength: Math.min(schema.maxLength ?? 40, 40) }) },
+        fc.string({ unit: 'grapheme', maxLength: 20 }),
+        edgeStrings,
+      );
     case 'integer':
-      return fc.oneof(fc.integer({ min: schema.minimum ?? -10, max: Math.min(schema.maximum ?? 1000, 1_000_000) }), fc.constantFrom(-1, 0, 2 ** 31, 2 ** 53, Number.MAX_SAFE_INTEGER + 2, 1.5));
+      return fc.oneof(
+        fc.integer({ min: schema.minimum ?? -10, max: Math.min(schema.maximum ?? 1000, 1_000_000) }),
+        fc.constantFrom(-1, 0, 2 ** 31, 2 ** 53, Number.MAX_SAFE_INTEGER + 2, 1.5),
+      );
     case 'number':
       return fc.oneof(fc.double({ noNaN: true }), fc.integer());
     case 'boolean':
@@ -96,13 +121,22 @@ function bodiesFor(schema: JsonSchema | undefined): fc.Arbitrary<Body> {
   const value = fc.oneof({ weight: 3, arbitrary: valueFor(schema) }, hostile);
   return fc.oneof(
     { weight: 4, arbitrary: value.map((v) => ({ contentType: 'application/json', payload: JSON.stringify(v) ?? 'null' })) },
-    { weight: 2, arbitrary: value.map((v) => ({ contentType: 'application/x-www-form-urlencoded', payload: qs.stringify(typeof v === 'object' && v !== null ? v : { v }) })) },
+    {
+      weight: 2,
+      arbitrary: value.map((v) => ({
+        contentType: 'application/x-www-form-urlencoded',
+        payload: qs.stringify(typeof v === 'object' && v !== null ? v : { v }),
+      })),
+    },
     fc.constant<Body>({ contentType: 'application/json', payload: '{"channelId":"a","channelId":{"x":1},"type":"standard","type":"custom"}' }),
     fc.constant<Body>({ contentType: 'application/json', payload: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]) }),
     fc.constant<Body>({ contentType: 'application/json', payload: '{"a": 1' }),
     fc.constant<Body>({ contentType: 'text/plain', payload: 'hello' }),
     fc.constant<Body>({ contentType: 'application/xml', payload: '<a/>' }),
-    fc.constant<Body>({ contentType: 'multipart/form-data; boundary=zz', payload: '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nnot really' }),
+    fc.constant<Body>({
+      contentType: 'multipart/form-data; boundary=zz',
+      payload: '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nnot really',
+    }),
     fc.constant<Body>({ contentType: 'multipart/form-data', payload: 'no boundary at all' }),
     fc.constant<Body>({}),
   );
@@ -146,44 +180,50 @@ describe('fuzzing every route', () => {
     await t.close();
   });
 
-  it(`answers generated and mutated requests below 500, in the envelope (${SECONDS} s)`, async () => {
-    const routes = t.routes.filter((route) => !route.websocket && route.method !== 'HEAD' && !route.url.startsWith('/docs'));
-    let sent = 0;
-    const serverErrors: string[] = [];
-    const badEnvelopes: string[] = [];
-    const request = fc.constantFrom(...routes).chain((route) =>
-      fc.record({
-        route: fc.constant(route),
-        path: pathFor(route),
-        query: valueFor(route.schema.querystring as JsonSchema | undefined),
-        body: bodiesFor(route.schema.body as JsonSchema | undefined),
-        auth: fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, fc.constant(false)),
-      }),
-    );
-    await fc.assert(
-      fc.asyncProperty(request, async ({ route, path, query, body, auth }) => {
-        const prefix = Object.keys(tokenFor).find((candidate) => route.url.startsWith(candidate));
-        const headers: Record<string, string> = {};
-        if (auth && prefix) headers.authorization = `Bearer ${tokenFor[prefix]}`;
-        if (body.contentType) headers['content-type'] = body.contentType;
-        const search = typeof query === 'object' && query !== null ? qs.stringify(query) : '';
-        const response = await t.app.inject({
-          method: route.method as 'GET',
-          url: search ? `${path}?${search}` : path,
-          headers,
-          ...(body.payload !== undefined && route.method !== 'GET' ? { payload: body.payload } : {}),
-        });
-        sent += 1;
-        const label = `${route.method} ${path} ${String(body.contentType)} ${String(body.payload).slice(0, 80)} -> ${response.statusCode} ${response.body.slice(0, 160)}`;
-        if (response.statusCode >= 500) serverErrors.push(label);
-        else if (response.statusCode >= 400 && !errorAsDesigned(route.url, response)) badEnvelopes.push(label);
-        return true;
-      }),
-      { numRuns: 1_000_000, interruptAfterTimeLimit: SECONDS * 1000, markInterruptAsFailure: false },
-    );
-    process.stdout.write(`fuzz: ${sent} requests over ${routes.length} routes, ${serverErrors.length} answered 5xx, ${badEnvelopes.length} errors outside the envelope\n`);
-    expect(sent).toBeGreaterThan(100);
-    expect(badEnvelopes.slice(0, 10)).toEqual([]);
-    expect(serverErrors.slice(0, 10)).toEqual([]);
-  }, (SECONDS + 60) * 1000);
+  it(
+    `answers generated and mutated requests below 500, in the envelope (${SECONDS} s)`,
+    async () => {
+      const routes = t.routes.filter((route) => !route.websocket && route.method !== 'HEAD' && !route.url.startsWith('/docs'));
+      let sent = 0;
+      const serverErrors: string[] = [];
+      const badEnvelopes: string[] = [];
+      const request = fc.constantFrom(...routes).chain((route) =>
+        fc.record({
+          route: fc.constant(route),
+          path: pathFor(route),
+          query: valueFor(route.schema.querystring as JsonSchema | undefined),
+          body: bodiesFor(route.schema.body as JsonSchema | undefined),
+          auth: fc.oneof({ weight: 9, arbitrary: fc.constant(true) }, fc.constant(false)),
+        }),
+      );
+      await fc.assert(
+        fc.asyncProperty(request, async ({ route, path, query, body, auth }) => {
+          const prefix = Object.keys(tokenFor).find((candidate) => route.url.startsWith(candidate));
+          const headers: Record<string, string> = {};
+          if (auth && prefix) headers.authorization = `Bearer ${tokenFor[prefix]}`;
+          if (body.contentType) headers['content-type'] = body.contentType;
+          const search = typeof query === 'object' && query !== null ? qs.stringify(query) : '';
+          const response = await t.app.inject({
+            method: route.method as 'GET',
+            url: search ? `${path}?${search}` : path,
+            headers,
+            ...(body.payload !== undefined && route.method !== 'GET' ? { payload: body.payload } : {}),
+          });
+          sent += 1;
+          const label = `${route.method} ${path} ${String(body.contentType)} ${String(body.payload).slice(0, 80)} -> ${response.statusCode} ${response.body.slice(0, 160)}`;
+          if (response.statusCode >= 500) serverErrors.push(label);
+          else if (response.statusCode >= 400 && !errorAsDesigned(route.url, response)) badEnvelopes.push(label);
+          return true;
+        }),
+        { numRuns: 1_000_000, interruptAfterTimeLimit: SECONDS * 1000, markInterruptAsFailure: false },
+      );
+      process.stdout.write(
+        `fuzz: ${sent} requests over ${routes.length} routes, ${serverErrors.length} answered 5xx, ${badEnvelopes.length} errors outside the envelope\n`,
+      );
+      expect(sent).toBeGreaterThan(100);
+      expect(badEnvelopes.slice(0, 10)).toEqual([]);
+      expect(serverErrors.slice(0, 10)).toEqual([]);
+    },
+    (SECONDS + 60) * 1000,
+  );
 });

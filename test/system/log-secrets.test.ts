@@ -31,16 +31,30 @@ describe('logs', () => {
     const client = await s.createOAuthClient();
     secrets.clientSecret = client.clientSecret as string;
     const cookie = await s.login(person.username, person.password);
-    secrets.sessionCookie = cookie.split('; ').map((pair) => pair.split('=')[1] ?? '').sort((a, b) => b.length - a.length)[0] as string;
+    secrets.sessionCookie = cookie
+      .split('; ')
+      .map((pair) => pair.split('=')[1] ?? '')
+      .sort((a, b) => b.length - a.length)[0] as string;
     const pkce = pkcePair();
     secrets.codeVerifier = pkce.verifier;
     const authorized = await s.authorize(
-      s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid profile offline_access', state: 'st', code_challenge: pkce.challenge, code_challenge_method: 'S256' }),
+      s.authorizeQuery({
+        response_type: 'code',
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: 'openid profile offline_access',
+        state: 'st',
+        code_challenge: pkce.challenge,
+        code_challenge_method: 'S256',
+      }),
       cookie,
     );
     const code = s.redirectParams(authorized).get('code') as string;
     secrets.code = code;
-    const tokens = await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: pkce.verifier }, { id: client.clientId, secret: client.clientSecret as string });
+    const tokens = await s.token(
+      { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: pkce.verifier },
+      { id: client.clientId, secret: client.clientSecret as string },
+    );
     expect(tokens.statusCode, tokens.body).toBe(200);
     const issued = tokens.json() as { access_token: string; refresh_token?: string; id_token: string };
     secrets.accessToken = issued.access_token;
@@ -48,7 +62,10 @@ describe('logs', () => {
     expect((await t.app.inject({ method: 'GET', url: '/userinfo', headers: { authorization: `Bearer ${issued.access_token}` } })).statusCode).toBe(200);
     if (issued.refresh_token) {
       secrets.refreshToken = issued.refresh_token;
-      const refreshed = await s.token({ grant_type: 'refresh_token', refresh_token: issued.refresh_token }, { id: client.clientId, secret: client.clientSecret as string });
+      const refreshed = await s.token(
+        { grant_type: 'refresh_token', refresh_token: issued.refresh_token },
+        { id: client.clientId, secret: client.clientSecret as string },
+      );
       expect(refreshed.statusCode, refreshed.body).toBe(200);
       secrets.refreshedAccessToken = (refreshed.json() as { access_token: string }).access_token;
     }
@@ -58,7 +75,11 @@ describe('logs', () => {
     expect((await s.submitLogin({ username: person.username, password: wrongPassword })).response.statusCode).toBeGreaterThanOrEqual(400);
 
     // A bot gets its token; the admin mints a user token; both are used, and a garbage token is refused.
-    const bot = (await s.admin.call('POST', '/api/v2/bots', { displayName: 'Log bot', webhookUrl: 'https://bots.example/hook' })).json() as { userId: string; clientId: string; clientSecret: string };
+    const bot = (await s.admin.call('POST', '/api/v2/bots', { displayName: 'Log bot', webhookUrl: 'https://bots.example/hook' })).json() as {
+      userId: string;
+      clientId: string;
+      clientSecret: string;
+    };
     secrets.botSecret = bot.clientSecret;
     const botToken = await s.token({ grant_type: 'client_credentials', scope: 'bot' }, { id: bot.clientId, secret: bot.clientSecret });
     secrets.botToken = (botToken.json() as { access_token: string }).access_token;
@@ -82,19 +103,29 @@ describe('logs', () => {
     });
     expect(fromClient.statusCode, fromClient.body).toBe(200);
     expect(fromClient.headers['x-request-id']).toBe('log-test-request-1');
-    const post = await t.app.inject({ method: 'POST', url: '/client/v1/posts', headers: { authorization: `Bearer ${minted.accessToken}` }, payload: { text: `${messageText} posted` } });
+    const post = await t.app.inject({
+      method: 'POST',
+      url: '/client/v1/posts',
+      headers: { authorization: `Bearer ${minted.accessToken}` },
+      payload: { text: `${messageText} posted` },
+    });
     expect(post.statusCode, post.body).toBe(200);
 
     await new Promise((resolve) => setTimeout(resolve, 200));
     const log = lines.join('');
-    const records = lines.flatMap((chunk) => chunk.split('\n')).filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const records = lines
+      .flatMap((chunk) => chunk.split('\n'))
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(records.length).toBeGreaterThan(20);
     const requestLines = records.filter((record) => record.req !== undefined || record.res !== undefined);
     expect(requestLines.length).toBeGreaterThan(15);
     for (const record of requestLines) expect(typeof record.reqId, JSON.stringify(record)).toBe('string');
     expect(requestLines.some((record) => record.reqId === 'log-test-request-1')).toBe(true);
 
-    const leaked = Object.entries(secrets).filter(([, value]) => value.length >= 8 && log.includes(value)).map(([name]) => name);
+    const leaked = Object.entries(secrets)
+      .filter(([, value]) => value.length >= 8 && log.includes(value))
+      .map(([name]) => name);
     expect(leaked).toEqual([]);
   });
 });

@@ -56,7 +56,12 @@ describe.skipIf(!ready)('three instances on one PostgreSQL and one Redis', () =>
   const BOT_LIMIT = 4;
 
   beforeAll(async () => {
-    const env = { REDIS_URL: process.env.TEST_REDIS_URL as string, PARLEY_TRAY_ENABLED: '1', PARLEY_BOT_RATE_LIMIT: String(BOT_LIMIT), PARLEY_BOT_RATE_WINDOW_MS: '2000' };
+    const env = {
+      REDIS_URL: process.env.TEST_REDIS_URL as string,
+      PARLEY_TRAY_ENABLED: '1',
+      PARLEY_BOT_RATE_LIMIT: String(BOT_LIMIT),
+      PARLEY_BOT_RATE_WINDOW_MS: '2000',
+    };
     one = await startTestApp('postgres', env);
     two = await one.startPeer(env);
     // Instance 3 never polls on its own: only Redis wake-ups bring it the others' events quickly.
@@ -74,7 +79,10 @@ describe.skipIf(!ready)('three instances on one PostgreSQL and one Redis', () =>
     const granted = await app.app.inject({
       method: 'POST',
       url: '/oauth/token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${bot.clientId}:${bot.clientSecret}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${bot.clientId}:${bot.clientSecret}`).toString('base64')}`,
+      },
       payload: 'grant_type=client_credentials&scope=bot',
     });
     expect(granted.statusCode, granted.body).toBe(200);
@@ -144,7 +152,9 @@ describe.skipIf(!ready)('three instances on one PostgreSQL and one Redis', () =>
     const groupId = one.uniqueId('limited');
     await admin.createChannel(groupId, { userIds: [bot.userId] });
     const burst = await Promise.all(
-      [one, two, three, one, two, three, one, two, three].map((app, n) => on(app, 'POST', '/bot/v1/group/message', bot.token, { gid: groupId, message: { type: 'text', data: `burst ${n}` } })),
+      [one, two, three, one, two, three, one, two, three].map((app, n) =>
+        on(app, 'POST', '/bot/v1/group/message', bot.token, { gid: groupId, message: { type: 'text', data: `burst ${n}` } }),
+      ),
     );
     const accepted = burst.filter((response) => response.statusCode === 200).length;
     const limited = burst.filter((response) => response.statusCode === 429);
@@ -169,7 +179,10 @@ describe.skipIf(!ready)('the Redis bus', () => {
     const neighbourHeard: string[] = [];
     try {
       // Subscribing at once, before each connection is up, is what every instance does at start.
-      await Promise.all([...buses.map((bus, n) => bus.subscribe(topic, () => received.add(n))), neighbour.subscribe(topic, (message) => neighbourHeard.push(message))]);
+      await Promise.all([
+        ...buses.map((bus, n) => bus.subscribe(topic, () => received.add(n))),
+        neighbour.subscribe(topic, (message) => neighbourHeard.push(message)),
+      ]);
       const publisher = createRedisBus(deployment);
       await publisher.publish(topic, 'wake');
       const deadline = Date.now() + 3000;

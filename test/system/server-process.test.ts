@@ -21,7 +21,16 @@ describe('the server process', () => {
           const match = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
           if (match?.[1] && out.includes('health')) {
             // The banner says where every surface is.
-            for (const surface of ['/api/v2', '/client/v1', '/client/v1/stream', '/bot/v1', '/.well-known/openid-configuration', '/notifications/history', '/docs', '/metrics']) {
+            for (const surface of [
+              '/api/v2',
+              '/client/v1',
+              '/client/v1/stream',
+              '/bot/v1',
+              '/.well-known/openid-configuration',
+              '/notifications/history',
+              '/docs',
+              '/metrics',
+            ]) {
               if (!out.includes(surface)) reject(new Error(`the banner does not name ${surface}: ${out}`));
             }
             clearTimeout(timer);

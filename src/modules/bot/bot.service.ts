@@ -48,9 +48,10 @@ export function createBotService(deps: {
    * leaves no empty conversation behind.
    */
   async function conversationWith(bot: MessageActor, userId: string, beforeCreate?: () => void | Promise<void>): Promise<ChannelRow> {
-    if (userId === bot.userId) throw new AppError('badRequest', 'A bot cannot send a direct message to itself.', { detail: [{ field: 'body.uid', message: 'must name another user' }] });
+    if (userId === bot.userId)
+      throw new AppError('badRequest', 'A bot cannot send a direct message to itself.', { detail: [{ field: 'body.uid', message: 'must name another user' }] });
     const user = await deps.findUser(userId);
-    if (!user || user.kind !== 'user') {
+    if (user?.kind !== 'user') {
       throw new AppError('notFound', 'User not found.', { detail: [{ field: 'body.uid', message: `user ${userId} does not exist` }] });
     }
     const channelId = conversationIdOf(bot.userId, userId);
@@ -87,7 +88,11 @@ export function createBotService(deps: {
   }
 
   /** The channel and topic a message goes to, once the bot may post there. */
-  async function resolve(bot: MessageActor, target: BotTarget, beforeCreate?: () => void | Promise<void>): Promise<{ channelId: string; topicId: string | null }> {
+  async function resolve(
+    bot: MessageActor,
+    target: BotTarget,
+    beforeCreate?: () => void | Promise<void>,
+  ): Promise<{ channelId: string; topicId: string | null }> {
     const channel = 'uid' in target ? await conversationWith(bot, target.uid, beforeCreate) : await groupOf(target.gid);
     await sendRules.requirePoster(bot.userId, channel.id);
     const tid = 'gid' in target ? target.tid : undefined;
@@ -100,7 +105,9 @@ export function createBotService(deps: {
     async sendText(bot: MessageActor, target: BotTarget, text: string): Promise<CreatedMessage> {
       // Whitespace alone is no message: refused like an empty text.
       if (text.trim() === '') {
-        throw new AppError('parameters', 'body.message.data must be a non-empty text.', { detail: [{ field: 'body.message.data', message: 'must not be empty' }] });
+        throw new AppError('parameters', 'body.message.data must be a non-empty text.', {
+          detail: [{ field: 'body.message.data', message: 'must not be empty' }],
+        });
       }
       // Checked before a first message creates the conversation (the messages service checks it again).
       if (text.length > MAX_TEXT_LENGTH && [...text].length > MAX_TEXT_LENGTH) {

@@ -38,11 +38,22 @@ interface ChannelFilters extends Record<string, unknown> {
 const NO_CHANNEL_FILTERS: ChannelFilters = { u: null, f: 'all', a: [], x: [] };
 const isChannelFilters = (value: unknown): value is ChannelFilters => {
   const v = value as Partial<ChannelFilters> | null;
-  return v !== null && typeof v === 'object' && (v.u === null || typeof v.u === 'string') && (v.f === 'all' || v.f === 'member' || v.f === 'notMember') && isStringList(v.a) && isStringList(v.x);
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    (v.u === null || typeof v.u === 'string') &&
+    (v.f === 'all' || v.f === 'member' || v.f === 'notMember') &&
+    isStringList(v.a) &&
+    isStringList(v.x)
+  );
 };
 
 const isCursorToken = (value: Record<string, unknown>): value is CursorToken =>
-  typeof value.c === 'number' && typeof value.i === 'string' && (value.d === 'n' || value.d === 'p') && Number.isInteger(value.n) && typeof value.f === 'string';
+  typeof value.c === 'number' &&
+  typeof value.i === 'string' &&
+  (value.d === 'n' || value.d === 'p') &&
+  Number.isInteger(value.n) &&
+  typeof value.f === 'string';
 
 /** One page of the channel list, newest first, with the listed user's (or the caller's) memberships. */
 export async function listChannels(store: ChannelsStore, pageTokens: PageTokens, actor: { userId: string }, input: ChannelQueryInput): Promise<ChannelPage> {
@@ -79,6 +90,9 @@ export async function listChannels(store: ChannelsStore, pageTokens: PageTokens,
     next: last && (before !== null || hasMore) ? cursorOf(last, 'n') : null,
     prev: first && (before !== null ? hasMore : after !== null || skip > 0) ? cursorOf(first, 'p') : null,
   };
-  const memberships = await store.findMembershipsOf(filters.u ?? actor.userId, rows.map((row) => row.id));
+  const memberships = await store.findMembershipsOf(
+    filters.u ?? actor.userId,
+    rows.map((row) => row.id),
+  );
   return { rows, members: new Map(memberships.map((row) => [row.channel_id, row])), paging };
 }

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { ChannelMembersTable, ChannelsTable } from '../../storage/schema.js';
 import { IsoTime, Nullable, OpenObject } from '../../shared/schemas.js';
 

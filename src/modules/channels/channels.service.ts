@@ -78,13 +78,7 @@ function removalsOnClose(closed: ChannelRow, former: string[], now: number) {
   return removals;
 }
 
-export function createChannelsService(deps: {
-  db: Executor;
-  dialect: Dialect;
-  clock: Clock;
-  pageTokens: PageTokens;
-  closeHooks: ChannelCloseHook[];
-}) {
+export function createChannelsService(deps: { db: Executor; dialect: Dialect; clock: Clock; pageTokens: PageTokens; closeHooks: ChannelCloseHook[] }) {
   const { db, dialect, clock, pageTokens } = deps;
   const channels = createChannelsStore(db, dialect);
   const inTransaction: ChannelTransaction = (work) => runTransaction(db, (trx) => work(createChannelsStore(trx, dialect), trx));

@@ -39,11 +39,7 @@ function isMemberOf(userId: string) {
 function hasAnyTag(tags: string[]) {
   return (eb: ExpressionBuilder<Database, 'channels'>) =>
     eb.exists(
-      eb
-        .selectFrom('channel_tags')
-        .select(sql`1`.as('one'))
-        .whereRef('channel_tags.channel_id', '=', 'channels.id')
-        .where('channel_tags.tag', 'in', tags),
+      eb.selectFrom('channel_tags').select(sql`1`.as('one')).whereRef('channel_tags.channel_id', '=', 'channels.id').where('channel_tags.tag', 'in', tags),
     );
 }
 
@@ -132,11 +128,12 @@ function channelQueries(db: Executor, dialect: Dialect) {
       }
       if (query.after) {
         const { createdAt, id } = query.after;
-        select = select.where((eb) =>
-          eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]),
-        );
+        select = select.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
       }
-      select = select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1);
+      select = select
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(query.limit + 1);
       if (query.skip > 0 && !query.after) select = select.offset(query.skip);
       return select.execute();
     },
@@ -160,33 +157,18 @@ function channelQueries(db: Executor, dialect: Dialect) {
 function memberQueries(db: Executor) {
   return {
     async findMember(channelId: string, userId: string): Promise<MemberRow | undefined> {
-      return db
-        .selectFrom('channel_members')
-        .selectAll()
-        .where('channel_id', '=', channelId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
+      return db.selectFrom('channel_members').selectAll().where('channel_id', '=', channelId).where('user_id', '=', userId).executeTakeFirst();
     },
 
     async findMembers(channelId: string, userIds: readonly string[]): Promise<MemberRow[]> {
       if (userIds.length === 0) return [];
-      return db
-        .selectFrom('channel_members')
-        .selectAll()
-        .where('channel_id', '=', channelId)
-        .where('user_id', 'in', userIds)
-        .execute();
+      return db.selectFrom('channel_members').selectAll().where('channel_id', '=', channelId).where('user_id', 'in', userIds).execute();
     },
 
     /** The rows of one user in several channels: the channelUser of a channel list. */
     async findMembershipsOf(userId: string, channelIds: readonly string[]): Promise<MemberRow[]> {
       if (channelIds.length === 0) return [];
-      return db
-        .selectFrom('channel_members')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('channel_id', 'in', channelIds)
-        .execute();
+      return db.selectFrom('channel_members').selectAll().where('user_id', '=', userId).where('channel_id', 'in', channelIds).execute();
     },
 
     /** Inserts member rows that do not exist yet; answers how many were inserted. */

@@ -17,8 +17,7 @@ const ACCEPTED = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 'tiff'])
 
 const blobKey = (avatarId: string, size: AvatarSize): string => `avatar-${avatarId}-${size}`;
 
-const refuse = (message: string): AppError =>
-  new AppError('badRequest', message, { detail: [{ field: 'body.file', message: message.replace(/\.$/, '') }] });
+const refuse = (message: string): AppError => new AppError('badRequest', message, { detail: [{ field: 'body.file', message: message.replace(/\.$/, '') }] });
 
 /**
  * Profile pictures: auto-oriented from EXIF, stripped of every metadata block (sharp keeps none

@@ -90,7 +90,9 @@ function requireWebhookUrl(targets: WebhookTargets, text: string): void {
     url = null;
   }
   if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new AppError('parameters', 'webhookUrl must be an http or https URL.', { detail: [{ field: 'body.webhookUrl', message: 'must be an http or https URL' }] });
+    throw new AppError('parameters', 'webhookUrl must be an http or https URL.', {
+      detail: [{ field: 'body.webhookUrl', message: 'must be an http or https URL' }],
+    });
   }
   const refusal = targets.refusalOf(url);
   if (refusal !== null) {
@@ -235,7 +237,15 @@ export function createClientsService(deps: {
       if (input.webhookUrl !== undefined) requireWebhookUrl(deps.webhookTargets, input.webhookUrl);
       const now = clock.now();
       const userId = newObjectId(now);
-      const { row, secret } = clientRow(sealer, { name: input.displayName, redirectUris: [], grantTypes: ['client_credentials'], isPublic: false, alg: 'HS256', botUserId: userId, now });
+      const { row, secret } = clientRow(sealer, {
+        name: input.displayName,
+        redirectUris: [],
+        grantTypes: ['client_credentials'],
+        isPublic: false,
+        alg: 'HS256',
+        botUserId: userId,
+        now,
+      });
       await runTransaction(db, async (trx) => {
         const scoped = createClientsStore(trx);
         await scoped.insertBotUser(userId, input.displayName, now);

@@ -35,7 +35,10 @@ export function createGrantsStore(db: Executor) {
     /** One multi-row INSERT of access tokens (the token endpoint's group commit of bot tokens). */
     async insertAccessTokens(rows: readonly AccessTokenRow[]): Promise<void> {
       if (rows.length === 0) return;
-      await db.insertInto('tokens').values([...rows]).execute();
+      await db
+        .insertInto('tokens')
+        .values([...rows])
+        .execute();
     },
 
     async insertRefresh(row: RefreshRow): Promise<void> {
@@ -67,10 +70,17 @@ export function createGrantsStore(db: Executor) {
     /** Housekeeping: rows past any use. Used codes are kept a day longer to recognise a late replay. */
     async deleteExpired(now: number): Promise<void> {
       const day = 24 * 3600 * 1000;
-      await db.deleteFrom('authorization_codes').where('expires_at', '<', now - day).execute();
+      await db
+        .deleteFrom('authorization_codes')
+        .where('expires_at', '<', now - day)
+        .execute();
       await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).execute();
       // Tokens issued by the token endpoint (sign-in and bots) carry their client; admin and minted ones are left alone.
-      await db.deleteFrom('tokens').where('client_id', 'is not', null).where('expires_at', '<', now - day).execute();
+      await db
+        .deleteFrom('tokens')
+        .where('client_id', 'is not', null)
+        .where('expires_at', '<', now - day)
+        .execute();
     },
   };
 }

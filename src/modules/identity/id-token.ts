@@ -18,7 +18,10 @@ export interface IdTokenInput {
 }
 
 export function fullNameOf(user: UserRow): string {
-  const joined = [user.firstname ?? '', user.lastname ?? ''].map((part) => part.trim()).filter((part) => part !== '').join(' ');
+  const joined = [user.firstname ?? '', user.lastname ?? '']
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .join(' ');
   return joined !== '' ? joined : (user.display_name ?? '');
 }
 

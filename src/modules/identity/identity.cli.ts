@@ -38,7 +38,9 @@ async function withClients<T>(env: Env | undefined, work: (clients: ClientsServi
     await migrateToLatest(storage.db);
     const sealer = createSealer(loadServerKeyMaterial({ secretKey: config.secretKey, dataDir: config.dataDir }));
     await checkServerKey(storage.db, sealer);
-    return await work(createClientsService({ db: storage.db, clock: new AdjustableClock(), sealer, webhookTargets: createWebhookTargets(config.webhookAllowedHosts) }));
+    return await work(
+      createClientsService({ db: storage.db, clock: new AdjustableClock(), sealer, webhookTargets: createWebhookTargets(config.webhookAllowedHosts) }),
+    );
   } finally {
     await storage.close();
   }
@@ -112,5 +114,7 @@ export async function runClientsCommand(args: string[], print: Print, env?: Env)
     if (!rest[0]) throw new UsageError('clients delete needs the client id: `parley clients list` shows them');
     return deleteClient(rest[0], print, env);
   }
-  throw new UsageError(action === undefined ? 'clients needs an action: create, list or delete' : `unknown clients action '${action}': use create, list or delete`);
+  throw new UsageError(
+    action === undefined ? 'clients needs an action: create, list or delete' : `unknown clients action '${action}': use create, list or delete`,
+  );
 }

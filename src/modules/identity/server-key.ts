@@ -54,7 +54,8 @@ function readKeyFile(file: string): Buffer | null {
     throw error;
   }
   if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
-  if (text.length < 32) throw new ServerKeyError(`${file} is shorter than 32 characters: restore it from a backup, or remove it only if nothing was encrypted with it yet`);
+  if (text.length < 32)
+    throw new ServerKeyError(`${file} is shorter than 32 characters: restore it from a backup, or remove it only if nothing was encrypted with it yet`);
   return Buffer.from(text, 'utf8');
 }
 

@@ -43,7 +43,10 @@ export function createSessionsStore(db: Executor) {
 
     async deleteExpired(now: number, failureWindowMs: number): Promise<void> {
       await db.deleteFrom('login_sessions').where('expires_at', '<', now).execute();
-      await db.deleteFrom('login_failures').where('failed_at', '<', now - failureWindowMs).execute();
+      await db
+        .deleteFrom('login_failures')
+        .where('failed_at', '<', now - failureWindowMs)
+        .execute();
     },
   };
 }

@@ -59,6 +59,7 @@ export async function requireUserinfoUser(
   }
   const user = await findUser(principal.userId);
   if (!user) throw oauthError('invalid_token', 'The user of this token no longer exists.', bearerChallenge('invalid_token'));
-  if (user.is_global_ban === 1) throw oauthError('invalid_token', 'User is banned from the system.', bearerChallenge('invalid_token', 'User is banned from the system.'));
+  if (user.is_global_ban === 1)
+    throw oauthError('invalid_token', 'User is banned from the system.', bearerChallenge('invalid_token', 'User is banned from the system.'));
   return user;
 }

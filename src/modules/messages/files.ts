@@ -47,6 +47,7 @@ export function servedContentType(stored: string): string {
  * the joiners and tag characters that real names are written with: the zero-width non-joiner of Persian
  * (`می‌خواهم`), the joiner of emoji sequences (`👨‍👩‍👧`), the tags of subdivision flags.
  */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: the joiners and tag characters are listed alone on purpose, to keep them out of the class that follows
 const INVISIBLE_OR_CONTROL = /(?![\u200c\u200d\u{e0020}-\u{e007f}])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /** The last path segment, without control, invisible or reserved characters, at most 200 characters. */

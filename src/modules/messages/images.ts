@@ -31,8 +31,7 @@ export interface ProcessedImage {
 
 export const contentTypeOf = (format: 'jpeg' | 'png'): string => (format === 'png' ? 'image/png' : 'image/jpeg');
 
-const refuse = (message: string): AppError =>
-  new AppError('badRequest', message, { detail: [{ field: 'body.file', message: message.replace(/\.$/, '') }] });
+const refuse = (message: string): AppError => new AppError('badRequest', message, { detail: [{ field: 'body.file', message: message.replace(/\.$/, '') }] });
 
 /**
  * Decodes an upload and re-encodes every variant: auto-oriented from EXIF, then stripped of all
@@ -53,7 +52,9 @@ export async function processImage(input: Buffer, options: { keepFull: boolean; 
     throw refuse('File is not an image that can be read (JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF).');
   }
   if (width * height > limitInputPixels || Math.max(width, height) > MAX_IMAGE_SIDE) {
-    throw refuse(`Image is too large: ${width} x ${height} pixels; at most ${Math.floor(limitInputPixels / 1_000_000)} megapixels and ${MAX_IMAGE_SIDE} on a side.`);
+    throw refuse(
+      `Image is too large: ${width} x ${height} pixels; at most ${Math.floor(limitInputPixels / 1_000_000)} megapixels and ${MAX_IMAGE_SIDE} on a side.`,
+    );
   }
   const format = metadata.hasAlpha ? 'png' : 'jpeg';
   const rotated = (metadata.orientation ?? 1) >= 5;

@@ -92,7 +92,15 @@ export function createMediaService(deps: { messages: MessagesService; blobs: Blo
       const fileId = newObjectId(clock.now());
       const media: MessageMedia = { kind: 'image', fileId, format: image.format, sizes: [...image.variants.keys()], width: image.width, height: image.height };
       const entries = [...image.variants].map(([size, data]): [string, Buffer] => [blobKeyOf(fileId, size), data]);
-      const message = { channelId: input.channelId, type: 'image' as const, data: { caption, fileId }, tags: input.tags, parentId: input.parentId, topicId: input.topicId, media };
+      const message = {
+        channelId: input.channelId,
+        type: 'image' as const,
+        data: { caption, fileId },
+        tags: input.tags,
+        parentId: input.parentId,
+        topicId: input.topicId,
+        media,
+      };
       return createWithBlobs(actor, message, entries);
     },
 

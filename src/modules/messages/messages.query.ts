@@ -1,8 +1,8 @@
 import { AppError, notFound } from '../../shared/errors.js';
 import { canonicalList, filterFields, filtersOfPage, isStringList, type PageTokens, type Paging } from '../../shared/paging.js';
 import type { Dialect, Executor } from '../../storage/database.js';
-import { createChannelsStore } from '../channels/channels.store.js';
-import { createUsersStore, type UserRow } from '../users/users.store.js';
+import type { UserRow } from '../users/users.types.js';
+import { createMessageLookups } from './lookups.store.js';
 import type { MessageRow } from './messages.present.js';
 import { createMessagesStore } from './messages.store.js';
 
@@ -41,7 +41,15 @@ interface MessageFilters extends Record<string, unknown> {
 const NO_MESSAGE_FILTERS: MessageFilters = { p: null, t: false, a: [], x: [], o: null };
 const isMessageFilters = (value: unknown): value is MessageFilters => {
   const v = value as Partial<MessageFilters> | null;
-  return v !== null && typeof v === 'object' && (v.p === null || typeof v.p === 'string') && typeof v.t === 'boolean' && isStringList(v.a) && isStringList(v.x) && (v.o === null || typeof v.o === 'string');
+  return (
+    v !== null &&
+    typeof v === 'object' &&
+    (v.p === null || typeof v.p === 'string') &&
+    typeof v.t === 'boolean' &&
+    isStringList(v.a) &&
+    isStringList(v.x) &&
+    (v.o === null || typeof v.o === 'string')
+  );
 };
 
 const isMessageCursor = (value: Record<string, unknown>): value is MessageCursor =>
@@ -57,14 +65,19 @@ const isMessageCursor = (value: Record<string, unknown>): value is MessageCursor
 export function createMessageQuery(deps: { db: Executor; dialect: Dialect; pageTokens: PageTokens }) {
   const { pageTokens } = deps;
   const store = createMessagesStore(deps.db, deps.dialect);
-  const channels = createChannelsStore(deps.db, deps.dialect);
-  const users = createUsersStore(deps.db);
+  const lookups = createMessageLookups(deps.db);
 
   return async function query(input: MessageQueryInput): Promise<{ rows: MessageRow[]; authors: UserRow[]; paging: Paging }> {
-    const channel = await channels.findById(input.channelId);
+    const channel = await lookups.channel(input.channelId);
     if (!channel) throw notFound('Channel');
     let { after, first, before, last } = input.options ?? {};
-    const requested: MessageFilters = { p: input.parentId ?? null, t: input.filterByParentId === true, a: canonicalList(input.tags), x: canonicalList(input.excludeTags), o: input.topicId === undefined ? null : (input.topicId ?? '') };
+    const requested: MessageFilters = {
+      p: input.parentId ?? null,
+      t: input.filterByParentId === true,
+      a: canonicalList(input.tags),
+      x: canonicalList(input.excludeTags),
+      o: input.topicId === undefined ? null : (input.topicId ?? ''),
+    };
     const cursor = input.options?.token ? pageTokens.decode(input.options.token, isMessageCursor) : null;
     // A token continues its own query: sent alone it brings its filters, sent with others it is refused.
     const filters = filtersOfPage(requested, NO_MESSAGE_FILTERS, cursor, isMessageFilters);
@@ -105,9 +118,15 @@ export function createMessageQuery(deps: { db: Executor; dialect: Dialect; pageT
     const newerExist = (segment: number) => segment < channel.last_segment;
     const olderExist = (segment: number) => segment > 1;
     const paging: Paging = ascending
-      ? { next: tail && hasMore ? cursorOf('n', tail.segment) : null, prev: head && (after ?? 0) > 0 && olderExist(head.segment) ? cursorOf('p', head.segment) : null }
-      : { next: tail && before !== undefined && newerExist(tail.segment) ? cursorOf('n', tail.segment) : null, prev: head && hasMore ? cursorOf('p', head.segment) : null };
-    const authors = await users.findByIds([...new Set(rows.map((row) => row.user_id))]);
+      ? {
+          next: tail && hasMore ? cursorOf('n', tail.segment) : null,
+          prev: head && (after ?? 0) > 0 && olderExist(head.segment) ? cursorOf('p', head.segment) : null,
+        }
+      : {
+          next: tail && before !== undefined && newerExist(tail.segment) ? cursorOf('n', tail.segment) : null,
+          prev: head && hasMore ? cursorOf('p', head.segment) : null,
+        };
+    const authors = await lookups.users([...new Set(rows.map((row) => row.user_id))]);
     return { rows, authors, paging };
   };
 }

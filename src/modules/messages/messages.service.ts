@@ -6,8 +6,9 @@ import type { PageTokens } from '../../shared/paging.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
-import { type ChannelRow, createChannelsStore } from '../channels/channels.store.js';
-import { createUsersStore, type UserRow } from '../users/users.store.js';
+import type { ChannelRow } from '../channels/channels.types.js';
+import type { UserRow } from '../users/users.types.js';
+import { createMessageLookups } from './lookups.store.js';
 import { type CreatedMessage, createMessageCreates, LazyCreatedMessage, type MessageActor, type TextGuard } from './create-messages.js';
 import { createMediaSweep } from './media-sweep.js';
 import { type MessageRow, presentMessage } from './messages.present.js';
@@ -39,11 +40,10 @@ export function createMessagesService(deps: {
 }) {
   const { db, dialect, clock, pageTokens, blobs } = deps;
   const store = createMessagesStore(db, dialect);
-  const channels = createChannelsStore(db, dialect);
-  const users = createUsersStore(db);
+  const lookups = createMessageLookups(db);
   // Each database's writer applies the same create rules (create-rules.ts); the transaction layer
   // hands each committed batch's events to the relay as they are.
-  const writer = deps.sqlite ? createSqliteMessageWriter(db, deps.sqlite) : createPostgresMessageWriter(db, dialect, (userIds) => users.findByIds(userIds));
+  const writer = deps.sqlite ? createSqliteMessageWriter(db, deps.sqlite) : createPostgresMessageWriter(db, dialect, (userIds) => lookups.users(userIds));
   const creates = createMessageCreates({ writer, clock, textGuards: deps.textGuards });
 
   const { sweepDeletedMedia, sweepSoon, referencedBlobKeys } = createMediaSweep({ store, blobs, onBackgroundError: deps.onBackgroundError });
@@ -63,7 +63,7 @@ export function createMessagesService(deps: {
     async get(messageId: string): Promise<{ row: MessageRow; channel: ChannelRow; author: UserRow | undefined }> {
       const row = await store.findById(messageId);
       if (!row) throw notFound('Message');
-      const [channel, author] = await Promise.all([channels.findById(row.channel_id), users.findById(row.user_id)]);
+      const [channel, author] = await Promise.all([lookups.channel(row.channel_id), lookups.user(row.user_id)]);
       if (!channel) throw notFound('Channel');
       return { row, channel, author };
     },
@@ -89,7 +89,7 @@ export function createMessagesService(deps: {
         return deleted;
       });
       if (row.media !== null) await sweepDeletedMedia();
-      return new LazyCreatedMessage(row, await users.findById(row.user_id));
+      return new LazyCreatedMessage(row, await lookups.user(row.user_id));
     },
 
     /** A ChannelCloseHook: closing a channel soft-deletes all its messages inside the close transaction. */

@@ -1,7 +1,8 @@
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import type { Dialect, Executor } from '../../storage/database.js';
-import { type ChannelRow, CONVERSATION_TYPE, createChannelsStore, type MemberRow } from '../channels/channels.store.js';
+import { type ChannelRow, CONVERSATION_TYPE, type MemberRow } from '../channels/channels.types.js';
+import { createMessageLookups } from './lookups.store.js';
 
 /**
  * Who may read and post in a channel, for the member surfaces (client API, bot API). The admin API
@@ -54,10 +55,10 @@ export interface ChannelAccess {
 }
 
 export function createSendRules(deps: { db: Executor; dialect: Dialect; clock: Clock }) {
-  const channels = createChannelsStore(deps.db, deps.dialect);
+  const lookups = createMessageLookups(deps.db);
 
   async function load(userId: string, channelId: string): Promise<{ channel: ChannelRow; member: MemberRow | undefined }> {
-    const [channel, member] = await Promise.all([channels.findById(channelId), channels.findMember(channelId, userId)]);
+    const [channel, member] = await Promise.all([lookups.channel(channelId), lookups.member(channelId, userId)]);
     // A conversation's id is derived from its bot and user (bot.service.ts conversationIdOf), so to
     // anyone else its existence would tell who that bot has talked to: it is not found for them. Its
     // two parties know it, so they are told what others in a group are (closed 409, removed 403),

@@ -344,7 +344,20 @@ function scanBare(scan: TokenScan, from: number, to: number): void {
  * one link to a.com; `[x](https://a.com)https://b.com` is two). Between and after them, bare domains.
  */
 function linksInToken(raw: string, into: Link[], text: TextScan): void {
-  const scan: TokenScan = { raw, token: mapDotLikes(raw), ends: null, stops: null, readingsLeft: MAX_READINGS_PER_TOKEN, queryFrom: 0, queryAt: -1, atFrom: 0, atAt: -1, into, budget: MAX_LINKS_PER_TOKEN, text };
+  const scan: TokenScan = {
+    raw,
+    token: mapDotLikes(raw),
+    ends: null,
+    stops: null,
+    readingsLeft: MAX_READINGS_PER_TOKEN,
+    queryFrom: 0,
+    queryAt: -1,
+    atFrom: 0,
+    atAt: -1,
+    into,
+    budget: MAX_LINKS_PER_TOKEN,
+    text,
+  };
   const { token } = scan;
   let cursor = 0;
   let starts = 0;

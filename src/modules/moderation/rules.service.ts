@@ -43,7 +43,8 @@ function keysOf(kind: RuleKind, words: readonly string[], field: (index: number)
     if (key === null) problems.push(invalid(kind, field(index)));
     keys.push(key ?? '');
   });
-  if (problems.length > 0) throw new AppError('parameters', `${problems.map((problem) => problem.field).join(', ')}: ${problems[0]?.message ?? ''}.`, { detail: problems });
+  if (problems.length > 0)
+    throw new AppError('parameters', `${problems.map((problem) => problem.field).join(', ')}: ${problems[0]?.message ?? ''}.`, { detail: problems });
   return keys;
 }
 
@@ -116,7 +117,12 @@ export function createRulesService(deps: { db: Executor; clock: Clock; moderatio
       const now = clock.now();
       const rows = newRuleRows(kind, words, keys, isMatchExactWord, now);
       return write(async (store) => {
-        refuseTaken(await store.list(kind, rows.map((row) => row.pattern_key)));
+        refuseTaken(
+          await store.list(
+            kind,
+            rows.map((row) => row.pattern_key),
+          ),
+        );
         await store.insert(rows);
         return rows;
       });

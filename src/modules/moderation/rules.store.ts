@@ -30,7 +30,11 @@ export function createRulesStore(db: Executor) {
     },
 
     async insert(rows: readonly RuleRow[]): Promise<void> {
-      if (rows.length > 0) await db.insertInto('moderation_rules').values([...rows]).execute();
+      if (rows.length > 0)
+        await db
+          .insertInto('moderation_rules')
+          .values([...rows])
+          .execute();
     },
 
     async update(kind: RuleKind, id: string, changes: Partial<Omit<RuleRow, 'id' | 'kind' | 'created_at'>>): Promise<void> {

@@ -9,7 +9,11 @@ import type { ReactionsService } from './reactions.service.js';
  * Flags on messages from the client API: a member of the message's channel flags a message of someone
  * else, once. flagCount is the number of distinct flaggers, as for users (users.store addFlag).
  */
-export function createMessageFlagsService(deps: { db: Executor; clock: Clock; reactions: Pick<ReactionsService, 'messageForMember' | 'requireMemberUnderLock'> }) {
+export function createMessageFlagsService(deps: {
+  db: Executor;
+  clock: Clock;
+  reactions: Pick<ReactionsService, 'messageForMember' | 'requireMemberUnderLock'>;
+}) {
   return {
     async flag(flaggerId: string, messageId: string): Promise<{ flagged: boolean; flagCount: number }> {
       const message = await deps.reactions.messageForMember(flaggerId, messageId);

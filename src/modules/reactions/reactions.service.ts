@@ -47,7 +47,11 @@ interface ReactorCursor extends Record<string, unknown> {
 }
 
 const isReactorCursor = (value: Record<string, unknown>): value is ReactorCursor =>
-  typeof value.m === 'string' && typeof value.n === 'string' && typeof value.r === 'string' && Number.isInteger(value.t) && (value.d === 'n' || value.d === 'p');
+  typeof value.m === 'string' &&
+  typeof value.n === 'string' &&
+  typeof value.r === 'string' &&
+  Number.isInteger(value.t) &&
+  (value.d === 'n' || value.d === 'p');
 
 function liveOrNotFound(message: ReactedMessage | undefined): ReactedMessage {
   if (!message || message.is_deleted === 1) throw notFound('Message');

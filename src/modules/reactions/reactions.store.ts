@@ -49,7 +49,12 @@ function reactionWrites(db: Executor, dialect: Dialect) {
      */
     async membershipUnderLock(channelId: string, userId: string): Promise<string | undefined> {
       if (dialect === 'postgres') await db.selectFrom('channels').select('id').where('id', '=', channelId).forShare().execute();
-      const row = await db.selectFrom('channel_members').select('membership').where('channel_id', '=', channelId).where('user_id', '=', userId).executeTakeFirst();
+      const row = await db
+        .selectFrom('channel_members')
+        .select('membership')
+        .where('channel_id', '=', channelId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       return row?.membership;
     },
 
@@ -96,7 +101,12 @@ function reactionWrites(db: Executor, dialect: Dialect) {
         .where('message_id', '=', messageId)
         .where('reaction_name', '=', reactionName)
         .execute();
-      await db.deleteFrom('message_reaction_counts').where('message_id', '=', messageId).where('reaction_name', '=', reactionName).where('reaction_count', '<=', 0).execute();
+      await db
+        .deleteFrom('message_reaction_counts')
+        .where('message_id', '=', messageId)
+        .where('reaction_name', '=', reactionName)
+        .where('reaction_count', '<=', 0)
+        .execute();
     },
   };
 }

@@ -70,7 +70,8 @@ function send(gateway: Gateway, connection: Connection, event: OutboxEvent): voi
   if (connection.pending) {
     connection.pending.push(event);
     // A replay this far behind will not catch up: the client reloads instead of the server holding more.
-    if (connection.pending.length > options.maxResumeEvents) end(gateway, connection, CLOSE_RESYNC, 'too many events while resuming: reload, then reconnect without since');
+    if (connection.pending.length > options.maxResumeEvents)
+      end(gateway, connection, CLOSE_RESYNC, 'too many events while resuming: reload, then reconnect without since');
     return;
   }
   if (event.id <= connection.lastSentId) return;
@@ -181,7 +182,12 @@ async function replaySince(gateway: Gateway, connection: Connection, since: numb
   // A position past every event (another deployment's, or made up) would silently hold back
   // every frame until the stream passed it: the client must resync instead.
   if (missed.length > options.maxResumeEvents || since > newest) {
-    end(gateway, connection, CLOSE_RESYNC, since > newest ? 'since is past the newest event: reload, then reconnect without since' : 'too many missed events: reload, then reconnect without since');
+    end(
+      gateway,
+      connection,
+      CLOSE_RESYNC,
+      since > newest ? 'since is past the newest event: reload, then reconnect without since' : 'too many missed events: reload, then reconnect without since',
+    );
     return;
   }
   // The replay waits for the client to read, rather than tripping the slow-consumer limit meant

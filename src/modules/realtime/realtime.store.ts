@@ -22,12 +22,7 @@ export function createRealtimeStore(db: Executor, dialect: Dialect) {
 
   return {
     async channelIdsOf(userId: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('channel_members')
-        .select('channel_id')
-        .where('user_id', '=', userId)
-        .where('membership', '=', 'member')
-        .execute();
+      const rows = await db.selectFrom('channel_members').select('channel_id').where('user_id', '=', userId).where('membership', '=', 'member').execute();
       return rows.map((row) => row.channel_id);
     },
 
@@ -70,7 +65,10 @@ export function createRealtimeStore(db: Executor, dialect: Dialect) {
 
     /** The id of the newest event (0 when there is none): a resume position past it is no position. */
     async newestEventId(): Promise<number> {
-      const row = await db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+      const row = await db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
       return Number(row?.id ?? 0);
     },
 

@@ -150,7 +150,12 @@ export function createPostActions(ctx: SocialContext) {
         await store.addToCommentsCount(post.id, -1);
         const about = await aboutPost(store, post);
         // The removal concerns the comment author's contribution, whoever deletes it.
-        await emit(trx, 'comment.deleted', { at, actor: await activityActorOf(store, comment.author_id), post: about, sourceId: commentId, parentId: comment.parent_id }, now);
+        await emit(
+          trx,
+          'comment.deleted',
+          { at, actor: await activityActorOf(store, comment.author_id), post: about, sourceId: commentId, parentId: comment.parent_id },
+          now,
+        );
         return { ...comment, is_deleted: 1, updated_at: now };
       });
     },
@@ -194,7 +199,12 @@ export function createPostReactionActions(ctx: SocialContext) {
         else delete counts[reactionName];
         await store.updatePost(postId, { reactions: JSON.stringify(counts) });
         const about = await aboutPost(store, post);
-        await emit(trx, 'post.reaction.removed', { at, actor: await activityActorOf(store, actor.userId), post: about, sourceId: existing.id, reactionName }, now);
+        await emit(
+          trx,
+          'post.reaction.removed',
+          { at, actor: await activityActorOf(store, actor.userId), post: about, sourceId: existing.id, reactionName },
+          now,
+        );
         return existing;
       });
     },

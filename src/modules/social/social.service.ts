@@ -47,11 +47,21 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
   const ctx: SocialContext = { clock, inTransaction, checkText, textGuards };
 
   return {
-    async createCommunity(actor: SocialActor, input: { communityId?: string | undefined; displayName: string }): Promise<{ community: CommunityRow; isMember: boolean }> {
+    async createCommunity(
+      actor: SocialActor,
+      input: { communityId?: string | undefined; displayName: string },
+    ): Promise<{ community: CommunityRow; isMember: boolean }> {
       const now = clock.now();
       return inTransaction(now, async (store, _trx, at) => {
         const id = input.communityId ?? newObjectId(now);
-        const created = await store.insertCommunity({ id, display_name: input.displayName, created_by: actor.userId, member_count: 1, created_at: now, updated_at: now });
+        const created = await store.insertCommunity({
+          id,
+          display_name: input.displayName,
+          created_by: actor.userId,
+          member_count: 1,
+          created_at: now,
+          updated_at: now,
+        });
         if (!created) throw new AppError('alreadyExists', `Community ${id} already exists.`);
         await store.openStint(id, actor.userId, at);
         const community = await store.findCommunity(id);

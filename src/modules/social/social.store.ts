@@ -137,7 +137,12 @@ function postQueries(db: Executor, dialect: Dialect) {
     },
 
     async markCommentDeleted(id: string, now: number): Promise<boolean> {
-      const result = await db.updateTable('comments').set({ is_deleted: 1, updated_at: now }).where('id', '=', id).where('is_deleted', '=', 0).executeTakeFirst();
+      const result = await db
+        .updateTable('comments')
+        .set({ is_deleted: 1, updated_at: now })
+        .where('id', '=', id)
+        .where('is_deleted', '=', 0)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
 

@@ -3,7 +3,6 @@ import type { Clock } from '../../clock.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
-import { createUsersStore } from '../users/users.store.js';
 import { createTokensStore, type TokenRow } from './tokens.store.js';
 
 export type TokenKind = 'admin' | 'user' | 'bot';
@@ -141,16 +140,28 @@ export function adminUserIdFor(name: string): string {
   return `admin-${name}`;
 }
 
-export function createTokensService(deps: { db: Executor; clock: Clock }) {
-  const store = createTokensStore(deps.db);
-  const users = createUsersStore(deps.db);
-  const adminCache = adminCacheOf(deps.db);
+interface TokensDeps {
+  db: Executor;
+  clock: Clock;
+}
 
-  async function ensureAdminUser(name: string): Promise<string> {
-    const userId = adminUserIdFor(name);
-    await users.insertIfMissing({ id: userId, kind: 'admin', displayName: `Admin ${name}`, now: deps.clock.now() });
-    return userId;
-  }
+type TokensStore = ReturnType<typeof createTokensStore>;
+
+interface IssueInput {
+  kind: TokenKind;
+  userId: string;
+  name?: string | null;
+  clientId?: string | null;
+  scope?: string | null;
+  expiresInMs?: number | null;
+  token?: string;
+  /** The sign-in grant (authorization code id) the token comes from, so a replay can revoke it. */
+  grantId?: string | null;
+}
+
+/** The admin principal cache of this database handle (see AdminCache), with the operations on it. */
+function createAdminPrincipalCache(deps: TokensDeps, store: TokensStore) {
+  const adminCache = adminCacheOf(deps.db);
 
   function cachedPrincipal(tokenHash: string): Principal | undefined {
     const cached = adminCache.principals.get(tokenHash);
@@ -185,6 +196,26 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
     return row.kind === 'admin' && row.name === ENV_ADMIN_TOKEN_NAME && tokenHash !== adminCache.environmentTokenHash;
   }
 
+  /** Forgets every cached admin principal and every lookup in flight (before and after a revocation commits). */
+  function forgetAdmins(): void {
+    adminCache.revocations += 1;
+    adminCache.principals.clear();
+    adminCache.lookups.clear();
+  }
+
+  return { state: adminCache, cachedPrincipal, lookUp, isRetiredEnvironmentToken, forgetAdmins };
+}
+
+type AdminPrincipalCache = ReturnType<typeof createAdminPrincipalCache>;
+
+/** Creating, listing and revoking admin tokens, and installing the environment's one. */
+function createAdminTokenOperations(deps: TokensDeps, store: TokensStore, cache: AdminPrincipalCache, issue: (input: IssueInput) => Promise<IssuedToken>) {
+  async function ensureAdminUser(name: string): Promise<string> {
+    const userId = adminUserIdFor(name);
+    await store.insertAdminUserIfMissing({ id: userId, displayName: `Admin ${name}`, now: deps.clock.now() });
+    return userId;
+  }
+
   /** Refuses to revoke the environment's token, by name or by id: it would be back at the next start. */
   async function refuseEnvironmentTarget(idOrName: string): Promise<void> {
     const name = idOrName === ENV_ADMIN_TOKEN_NAME ? idOrName : (await store.listByKind('admin')).find((token) => token.id === idOrName)?.name;
@@ -195,70 +226,7 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
     }
   }
 
-  /** Forgets every cached admin principal and every lookup in flight (before and after a revocation commits). */
-  function forgetAdmins(): void {
-    adminCache.revocations += 1;
-    adminCache.principals.clear();
-    adminCache.lookups.clear();
-  }
-
   return {
-    async issue(input: {
-      kind: TokenKind;
-      userId: string;
-      name?: string | null;
-      clientId?: string | null;
-      scope?: string | null;
-      expiresInMs?: number | null;
-      token?: string;
-      /** The sign-in grant (authorization code id) the token comes from, so a replay can revoke it. */
-      grantId?: string | null;
-    }): Promise<IssuedToken> {
-      const now = deps.clock.now();
-      const token = input.token ?? generateToken();
-      const row: TokenRow = {
-        token_hash: hashToken(token),
-        id: newObjectId(now),
-        kind: input.kind,
-        user_id: input.userId,
-        name: input.name ?? null,
-        client_id: input.clientId ?? null,
-        scope: input.scope ?? null,
-        expires_at: input.expiresInMs ? now + input.expiresInMs : null,
-        revoked_at: null,
-        created_at: now,
-        grant_id: input.grantId ?? null,
-      };
-      await store.insert(row);
-      return { token, id: row.id, expiresAt: row.expires_at };
-    },
-
-    /**
-     * The principal of an admin token resolved within the last ADMIN_TOKEN_CACHE_MS, without a promise:
-     * undefined when the cache cannot answer (then call resolve).
-     */
-    resolveCached(token: string): Principal | undefined {
-      return cachedPrincipal(hashToken(token));
-    },
-
-    /** Answers the principal of a live token, or null for unknown, revoked and expired ones. */
-    async resolve(token: string): Promise<Principal | null> {
-      const tokenHash = hashToken(token);
-      const renewsAdmin = adminCache.principals.has(tokenHash);
-      const cached = cachedPrincipal(tokenHash);
-      if (cached) return cached;
-      const revocations = adminCache.revocations;
-      const row = await lookUp(tokenHash, renewsAdmin);
-      if (!row || row.revoked_at !== null || isRetiredEnvironmentToken(row, tokenHash)) return null;
-      if (row.expires_at !== null && row.expires_at <= deps.clock.now()) return null;
-      const principal: Principal = { kind: row.kind as TokenKind, userId: row.user_id, tokenId: row.id, scope: row.scope, clientId: row.client_id };
-      if (principal.kind === 'admin' && adminCache.revocations === revocations) {
-        if (adminCache.principals.size >= ADMIN_TOKEN_CACHE_SIZE) adminCache.principals.clear();
-        adminCache.principals.set(tokenHash, { principal, expiresAt: row.expires_at, cachedAt: Date.now() });
-      }
-      return principal;
-    },
-
     async createAdminToken(name: string): Promise<IssuedToken & { userId: string }> {
       if (name === ENV_ADMIN_TOKEN_NAME) {
         throw new EnvironmentAdminTokenError(`the name ${ENV_ADMIN_TOKEN_NAME} is kept for the token of the PARLEY_ADMIN_TOKEN variable: pick another name`);
@@ -267,7 +235,7 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
         throw new Error(`An admin token named "${name}" already exists; revoke it first or pick another name.`);
       }
       const userId = await ensureAdminUser(name);
-      return { ...(await this.issue({ kind: 'admin', userId, name })), userId };
+      return { ...(await issue({ kind: 'admin', userId, name })), userId };
     },
 
     async listAdminTokens(): Promise<TokenRow[]> {
@@ -276,12 +244,12 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
 
     async revokeAdminToken(idOrName: string): Promise<number> {
       await refuseEnvironmentTarget(idOrName);
-      forgetAdmins();
+      cache.forgetAdmins();
       try {
         return await store.revoke('admin', idOrName, deps.clock.now());
       } finally {
         // Again once it committed: a request between the first and the commit may have cached it.
-        forgetAdmins();
+        cache.forgetAdmins();
       }
     },
 
@@ -290,8 +258,8 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
      * this process (this database handle) accepts it; a process that never calls this accepts none.
      */
     async installEnvironmentAdminToken(token: string): Promise<void> {
-      forgetAdmins();
-      adminCache.environmentTokenHash = hashToken(token);
+      cache.forgetAdmins();
+      cache.state.environmentTokenHash = hashToken(token);
       const userId = await ensureAdminUser('env');
       const current = await store.findByHash(hashToken(token));
       // Several instances start with the same variable: the first one installs it, the rest see it.
@@ -315,6 +283,64 @@ export function createTokensService(deps: { db: Executor; clock: Clock }) {
         });
       });
     },
+  };
+}
+
+export function createTokensService(deps: TokensDeps) {
+  const store = createTokensStore(deps.db);
+  const cache = createAdminPrincipalCache(deps, store);
+  const adminCache = cache.state;
+
+  async function issue(input: IssueInput): Promise<IssuedToken> {
+    const now = deps.clock.now();
+    const token = input.token ?? generateToken();
+    const row: TokenRow = {
+      token_hash: hashToken(token),
+      id: newObjectId(now),
+      kind: input.kind,
+      user_id: input.userId,
+      name: input.name ?? null,
+      client_id: input.clientId ?? null,
+      scope: input.scope ?? null,
+      expires_at: input.expiresInMs ? now + input.expiresInMs : null,
+      revoked_at: null,
+      created_at: now,
+      grant_id: input.grantId ?? null,
+    };
+    await store.insert(row);
+    return { token, id: row.id, expiresAt: row.expires_at };
+  }
+
+  return {
+    issue,
+
+    /**
+     * The principal of an admin token resolved within the last ADMIN_TOKEN_CACHE_MS, without a promise:
+     * undefined when the cache cannot answer (then call resolve).
+     */
+    resolveCached(token: string): Principal | undefined {
+      return cache.cachedPrincipal(hashToken(token));
+    },
+
+    /** Answers the principal of a live token, or null for unknown, revoked and expired ones. */
+    async resolve(token: string): Promise<Principal | null> {
+      const tokenHash = hashToken(token);
+      const renewsAdmin = adminCache.principals.has(tokenHash);
+      const cached = cache.cachedPrincipal(tokenHash);
+      if (cached) return cached;
+      const revocations = adminCache.revocations;
+      const row = await cache.lookUp(tokenHash, renewsAdmin);
+      if (!row || row.revoked_at !== null || cache.isRetiredEnvironmentToken(row, tokenHash)) return null;
+      if (row.expires_at !== null && row.expires_at <= deps.clock.now()) return null;
+      const principal: Principal = { kind: row.kind as TokenKind, userId: row.user_id, tokenId: row.id, scope: row.scope, clientId: row.client_id };
+      if (principal.kind === 'admin' && adminCache.revocations === revocations) {
+        if (adminCache.principals.size >= ADMIN_TOKEN_CACHE_SIZE) adminCache.principals.clear();
+        adminCache.principals.set(tokenHash, { principal, expiresAt: row.expires_at, cachedAt: Date.now() });
+      }
+      return principal;
+    },
+
+    ...createAdminTokenOperations(deps, store, cache, issue),
   };
 }
 

@@ -5,12 +5,36 @@ export type TokenRow = TokensTable;
 
 export function createTokensStore(db: Executor) {
   return {
+    /** The user an admin token acts as: made with the token, kept if it exists. */
+    async insertAdminUserIfMissing(input: { id: string; displayName: string; now: number }): Promise<void> {
+      await db
+        .insertInto('users')
+        .values({
+          id: input.id,
+          kind: 'admin',
+          display_name: input.displayName,
+          roles: '[]',
+          metadata: '{}',
+          extras: '{}',
+          flag_count: 0,
+          is_global_ban: 0,
+          created_at: input.now,
+          updated_at: input.now,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    },
+
     async insert(row: TokenRow): Promise<void> {
       await db.insertInto('tokens').values(row).execute();
     },
 
     async insertIfAbsent(row: TokenRow): Promise<void> {
-      await db.insertInto('tokens').values(row).onConflict((oc) => oc.column('token_hash').doNothing()).execute();
+      await db
+        .insertInto('tokens')
+        .values(row)
+        .onConflict((oc) => oc.column('token_hash').doNothing())
+        .execute();
     },
 
     async findByHash(tokenHash: string): Promise<TokenRow | undefined> {
@@ -22,13 +46,7 @@ export function createTokensStore(db: Executor) {
     },
 
     async findActiveByName(kind: string, name: string): Promise<TokenRow | undefined> {
-      return db
-        .selectFrom('tokens')
-        .selectAll()
-        .where('kind', '=', kind)
-        .where('name', '=', name)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
+      return db.selectFrom('tokens').selectAll().where('kind', '=', kind).where('name', '=', name).where('revoked_at', 'is', null).executeTakeFirst();
     },
 
     /** Revokes by id or by name; answers how many tokens it revoked. */

@@ -72,7 +72,8 @@ async function computePartial(reads: Reads, row: CandidateRow, readerId: string,
   for (const contribution of await reads.contributionsOf(row.id)) {
     if (contribution.actor_id === readerId || !stints.some((stint) => inside(contribution.at, stint))) continue;
     lastUpdate ??= contribution.at;
-    if (!seen.has(contribution.actor_id)) seen.set(contribution.actor_id, { id: contribution.actor_id, name: contribution.name, avatarId: contribution.avatar_id });
+    if (!seen.has(contribution.actor_id))
+      seen.set(contribution.actor_id, { id: contribution.actor_id, name: contribution.name, avatarId: contribution.avatar_id });
   }
   if (lastUpdate === null) return null;
   return { kind: 'computed', row, lastUpdate, actors: [...seen.values()].slice(0, 3), actorsCount: seen.size };
@@ -87,7 +88,14 @@ async function computePartial(reads: Reads, row: CandidateRow, readerId: string,
  * back), so a member of many active communities reads a few dozen rows rather than every record of
  * the retention period (building row objects is what cost, not finding them).
  */
-async function communityPage(reads: Reads, readerId: string, stints: readonly MembershipInterval[], before: number, notBefore: number, want: number): Promise<Placement[]> {
+async function communityPage(
+  reads: Reads,
+  readerId: string,
+  stints: readonly MembershipInterval[],
+  before: number,
+  notBefore: number,
+  want: number,
+): Promise<Placement[]> {
   const byCommunity = new Map<string, MembershipInterval[]>();
   for (const stint of stints) {
     const list = byCommunity.get(stint.communityId);

@@ -10,7 +10,10 @@ export function createSqliteIntervalsReader(sqlite: SQLite.Database): (userId: s
   const select = sqlite.prepare<[string, number], { community_id: string; joined_at: number; left_at: number | null }>(
     'select community_id, joined_at, left_at from community_members where user_id = ? and (left_at is null or left_at >= ?)',
   );
-  return (userId, since) => select.all(userId, since).map((row) => ({ communityId: row.community_id, joinedAt: Number(row.joined_at), leftAt: row.left_at === null ? null : Number(row.left_at) }));
+  return (userId, since) =>
+    select
+      .all(userId, since)
+      .map((row) => ({ communityId: row.community_id, joinedAt: Number(row.joined_at), leftAt: row.left_at === null ? null : Number(row.left_at) }));
 }
 
 /**
@@ -61,9 +64,12 @@ export function createSqliteHistoryReads(sqlite: SQLite.Database): HistoryReads 
     },
     pageRecords(readerId: string, ids: readonly number[]): PageRecordRow[] {
       if (ids.length === 0) return [];
-      return pageRecords.all(readerId, readerId, JSON.stringify(ids)).map(({ read_upto, reader_acted, ...row }) => ({ ...row, readUpto: read_upto, readerActed: reader_acted === 1 }));
+      return pageRecords
+        .all(readerId, readerId, JSON.stringify(ids))
+        .map(({ read_upto, reader_acted, ...row }) => ({ ...row, readUpto: read_upto, readerActed: reader_acted === 1 }));
     },
     contributionsOf: (recordId) => contributions.all(recordId),
-    topActors: (recordId, limit, excludeActorId) => (excludeActorId === null ? topActorsOf.all(recordId, limit) : topActorsWithout.all(recordId, excludeActorId, limit)),
+    topActors: (recordId, limit, excludeActorId) =>
+      excludeActorId === null ? topActorsOf.all(recordId, limit) : topActorsWithout.all(recordId, excludeActorId, limit),
   };
 }

@@ -18,7 +18,12 @@ export type PageRecordRow = TrayRecordRow & { readUpto: number | null; readerAct
  * synchronously: the Kysely store below, or prepared statements on SQLite (tray.sqlite.ts).
  */
 export interface HistoryReads {
-  ownerPage(ownerKey: string, before: number, notBefore: number, limit: number): Promise<Array<{ id: number; last_update: number }>> | Array<{ id: number; last_update: number }>;
+  ownerPage(
+    ownerKey: string,
+    before: number,
+    notBefore: number,
+    limit: number,
+  ): Promise<Array<{ id: number; last_update: number }>> | Array<{ id: number; last_update: number }>;
   lastReadOf(userId: string): Promise<number | null> | number | null;
   candidates(ownerKeys: readonly string[], range: CandidateRange): Promise<CandidateRow[]> | CandidateRow[];
   pageRecords(readerId: string, ids: readonly number[]): Promise<PageRecordRow[]> | PageRecordRow[];
@@ -207,7 +212,13 @@ function historyReads(db: Executor) {
         .select('tray_reads.read_upto')
         .select((eb) =>
           eb
-            .exists(eb.selectFrom('tray_actors').select('tray_actors.record_id').whereRef('tray_actors.record_id', '=', 'tray_records.id').where('tray_actors.actor_id', '=', readerId))
+            .exists(
+              eb
+                .selectFrom('tray_actors')
+                .select('tray_actors.record_id')
+                .whereRef('tray_actors.record_id', '=', 'tray_records.id')
+                .where('tray_actors.actor_id', '=', readerId),
+            )
             .as('reader_acted'),
         )
         .where('tray_records.id', 'in', ids)

@@ -69,7 +69,11 @@ function userRows(db: Executor) {
     },
 
     async update(id: string, changes: UserChanges, now: number): Promise<void> {
-      await db.updateTable('users').set({ ...changes, updated_at: now }).where('id', '=', id).execute();
+      await db
+        .updateTable('users')
+        .set({ ...changes, updated_at: now })
+        .where('id', '=', id)
+        .execute();
     },
 
     async findByUsername(username: string): Promise<UserRow | undefined> {
@@ -80,28 +84,27 @@ function userRows(db: Executor) {
      * One page of users in id order, after (or before) a keyset position. Answers limit + 1 rows so
      * the caller knows whether another page exists.
      */
-    async listPage(query: {
-      search: string | null;
-      flaggedOnly: boolean;
-      limit: number;
-      after: string | null;
-      before: string | null;
-    }): Promise<UserRow[]> {
+    async listPage(query: { search: string | null; flaggedOnly: boolean; limit: number; after: string | null; before: string | null }): Promise<UserRow[]> {
       let select = db.selectFrom('users').selectAll();
       if (query.search) {
         const pattern = `${escapeLike(searchFold(query.search))}%`;
         // An explicit ESCAPE: SQLite has no default escape character, PostgreSQL's is the same backslash.
-        select = select.where(
-          sql<boolean>`(${folded('display_name')} like ${pattern} escape '\\' or ${folded('id')} like ${pattern} escape '\\')`,
-        );
+        select = select.where(sql<boolean>`(${folded('display_name')} like ${pattern} escape '\\' or ${folded('id')} like ${pattern} escape '\\')`);
       }
       if (query.flaggedOnly) select = select.where('flag_count', '>', 0);
       if (query.before !== null) {
-        const rows = await select.where('id', '<', query.before).orderBy('id', 'desc').limit(query.limit + 1).execute();
+        const rows = await select
+          .where('id', '<', query.before)
+          .orderBy('id', 'desc')
+          .limit(query.limit + 1)
+          .execute();
         return rows.reverse();
       }
       if (query.after !== null) select = select.where('id', '>', query.after);
-      return select.orderBy('id', 'asc').limit(query.limit + 1).execute();
+      return select
+        .orderBy('id', 'asc')
+        .limit(query.limit + 1)
+        .execute();
     },
   };
 }
@@ -110,7 +113,11 @@ function userRows(db: Executor) {
 function standingQueries(db: Executor) {
   return {
     async setGlobalBan(id: string, banned: boolean, now: number): Promise<void> {
-      await db.updateTable('users').set({ is_global_ban: banned ? 1 : 0, updated_at: now }).where('id', '=', id).execute();
+      await db
+        .updateTable('users')
+        .set({ is_global_ban: banned ? 1 : 0, updated_at: now })
+        .where('id', '=', id)
+        .execute();
     },
 
     /**

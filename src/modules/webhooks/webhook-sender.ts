@@ -29,11 +29,15 @@ function postOnce(url: URL, headers: Record<string, string>, body: string, signa
   if (refusal !== null) return Promise.resolve({ refused: refusal });
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? https.request : http.request;
-    const request = send(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: targets.lookup, signal }, (response) => {
-      response.resume();
-      response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
-      response.on('error', reject);
-    });
+    const request = send(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: targets.lookup, signal },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EWEBHOOKTARGET') resolve({ refused: error.message });
       else reject(error);

@@ -106,20 +106,6 @@ function refusalMessage(host: string, address: string): string {
   return `${host} is an internal address (${address}); list it in PARLEY_WEBHOOK_ALLOWED_HOSTS to allow it`;
 }
 
-/** PARLEY_WEBHOOK_ALLOWED_HOSTS entries that are none of the three forms (name, address, CIDR range). */
-export function invalidAllowedHostEntries(entries: string[]): string[] {
-  return entries.filter((entry) => {
-    const [address, prefix, extra] = entry.split('/');
-    if (extra !== undefined || address === undefined) return true;
-    if (prefix !== undefined) {
-      const bits = Number(prefix);
-      const max = net.isIPv4(address) ? 32 : net.isIPv6(address) ? 128 : -1;
-      return !(max > 0 && /^\d+$/.test(prefix) && bits <= max);
-    }
-    return !(net.isIP(address) !== 0 || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(address));
-  });
-}
-
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 export type BaseLookup = (host: string, options: dns.LookupAllOptions) => Promise<dns.LookupAddress[]>;
 
@@ -143,7 +129,8 @@ export function createWebhookTargets(allowed: string[], baseLookup: BaseLookup =
   const allowedAddresses = new net.BlockList();
   for (const entry of allowed) {
     const [address = '', prefix] = entry.split('/');
-    if (net.isIP(address) !== 0) allowedAddresses.addSubnet(address, prefix === undefined ? (net.isIPv4(address) ? 32 : 128) : Number(prefix), familyOf(address));
+    if (net.isIP(address) !== 0)
+      allowedAddresses.addSubnet(address, prefix === undefined ? (net.isIPv4(address) ? 32 : 128) : Number(prefix), familyOf(address));
     else allowedNames.add(normalizeHost(address));
   }
   const addressAllowed = (address: string) => !isInternalAddress(address) || allowedAddresses.check(address, familyOf(address));

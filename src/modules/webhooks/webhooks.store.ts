@@ -85,7 +85,12 @@ function deliveryQueries(db: Executor, dialect: Dialect) {
           order by next_attempt_at limit ${limit}${locking}
         )
         returning *`.execute(db);
-      return result.rows.map((row) => ({ ...row, event_id: Number(row.event_id), next_attempt_at: Number(row.next_attempt_at), created_at: Number(row.created_at) }));
+      return result.rows.map((row) => ({
+        ...row,
+        event_id: Number(row.event_id),
+        next_attempt_at: Number(row.next_attempt_at),
+        created_at: Number(row.created_at),
+      }));
     },
 
     async markDelivered(id: string, attempts: number, now: number): Promise<void> {

@@ -2,6 +2,17 @@ import type { Kysely } from 'kysely';
 
 /** Users, tokens, roles, channels and memberships: the foundation's tables. */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createUsersTable(db);
+  await createUserFlagsTable(db);
+  await createTokensTable(db);
+  await createRolesTable(db);
+  await createChannelsTable(db);
+  await createChannelTagsTable(db);
+  await createChannelMembersTable(db);
+  await createSettingsTable(db);
+}
+
+async function createUsersTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('users')
     .addColumn('id', 'varchar(64)', (col) => col.primaryKey())
@@ -24,7 +35,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('users_flagged').on('users').columns(['flag_count', 'id']).execute();
+}
 
+async function createUserFlagsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('user_flags')
     .addColumn('target_user_id', 'varchar(64)', (col) => col.notNull().references('users.id').onDelete('cascade'))
@@ -32,7 +45,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addPrimaryKeyConstraint('user_flags_pk', ['target_user_id', 'flagger_id'])
     .execute();
+}
 
+async function createTokensTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('tokens')
     .addColumn('token_hash', 'varchar(64)', (col) => col.primaryKey())
@@ -47,7 +62,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('tokens_user').on('tokens').column('user_id').execute();
+}
 
+async function createRolesTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('roles')
     .addColumn('public_id', 'varchar(64)', (col) => col.primaryKey())
@@ -55,7 +72,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .execute();
+}
 
+async function createChannelsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('channels')
     .addColumn('id', 'varchar(64)', (col) => col.primaryKey())
@@ -73,7 +92,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('channels_created').on('channels').columns(['created_at', 'id']).execute();
+}
 
+async function createChannelTagsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('channel_tags')
     .addColumn('channel_id', 'varchar(64)', (col) => col.notNull().references('channels.id').onDelete('cascade'))
@@ -81,7 +102,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('channel_tags_pk', ['channel_id', 'tag'])
     .execute();
   await db.schema.createIndex('channel_tags_tag').on('channel_tags').columns(['tag', 'channel_id']).execute();
+}
 
+async function createChannelMembersTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('channel_members')
     .addColumn('channel_id', 'varchar(64)', (col) => col.notNull().references('channels.id').onDelete('cascade'))
@@ -96,7 +119,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('channel_members_pk', ['channel_id', 'user_id'])
     .execute();
   await db.schema.createIndex('channel_members_user').on('channel_members').columns(['user_id', 'membership']).execute();
+}
 
+async function createSettingsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('settings')
     .addColumn('key', 'varchar(64)', (col) => col.primaryKey())

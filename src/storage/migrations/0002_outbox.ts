@@ -10,7 +10,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const table = db.schema.createTable('outbox');
   await (dialectOf(db) === 'postgres'
     ? table.addColumn('id', 'bigserial', (col) => col.primaryKey())
-    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement()))
+    : table.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement())
+  )
     .addColumn('type', 'varchar(64)', (col) => col.notNull())
     .addColumn('channel_id', 'varchar(64)')
     .addColumn('user_id', 'varchar(64)')

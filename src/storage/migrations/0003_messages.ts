@@ -29,12 +29,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('messages_channel_segment').unique().on('messages').columns(['channel_id', 'segment']).execute();
   // filterByParentId: top-level messages only, in segment order.
-  await db.schema
-    .createIndex('messages_top_level')
-    .on('messages')
-    .columns(['channel_id', 'segment'])
-    .where(sql<boolean>`parent_id is null`)
-    .execute();
+  await db.schema.createIndex('messages_top_level').on('messages').columns(['channel_id', 'segment']).where(sql<boolean>`parent_id is null`).execute();
   // The comments of one message, in segment order.
   await db.schema
     .createIndex('messages_parent')
@@ -43,12 +38,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .where(sql<boolean>`parent_id is not null`)
     .execute();
   // Deleted messages whose blobs are still on disk: what the media sweep visits. Stays tiny.
-  await db.schema
-    .createIndex('messages_media_pending')
-    .on('messages')
-    .column('id')
-    .where(sql<boolean>`is_deleted = 1 and media is not null`)
-    .execute();
+  await db.schema.createIndex('messages_media_pending').on('messages').column('id').where(sql<boolean>`is_deleted = 1 and media is not null`).execute();
 
   await db.schema
     .createTable('message_tags')

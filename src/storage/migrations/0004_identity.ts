@@ -8,6 +8,17 @@ import { type Kysely, sql } from 'kysely';
  * they came from, so a replayed code or refresh token revokes everything issued from it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createOauthClientsTable(db);
+  await createBotsTable(db);
+  await createAuthorizationCodesTable(db);
+  await createRefreshTokensTable(db);
+  await createLoginSessionsTable(db);
+  await createLoginFailuresTable(db);
+  await createAvatarsTable(db);
+  await addTokenGrantColumn(db);
+}
+
+async function createOauthClientsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('oauth_clients')
     .addColumn('client_id', 'varchar(64)', (col) => col.primaryKey())
@@ -23,7 +34,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('oauth_clients_bot').on('oauth_clients').column('bot_user_id').execute();
+}
 
+async function createBotsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('bots')
     .addColumn('user_id', 'varchar(64)', (col) => col.primaryKey().references('users.id').onDelete('cascade'))
@@ -31,7 +44,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('webhook_url', 'text')
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
+}
 
+async function createAuthorizationCodesTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('authorization_codes')
     .addColumn('code_hash', 'varchar(64)', (col) => col.primaryKey())
@@ -49,7 +64,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('authorization_codes_expiry').on('authorization_codes').column('expires_at').execute();
+}
 
+async function createRefreshTokensTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('refresh_tokens')
     .addColumn('token_hash', 'varchar(64)', (col) => col.primaryKey())
@@ -68,7 +85,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('refresh_tokens_family').on('refresh_tokens').column('family_id').execute();
   await db.schema.createIndex('refresh_tokens_expiry').on('refresh_tokens').column('expires_at').execute();
+}
 
+async function createLoginSessionsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('login_sessions')
     .addColumn('id_hash', 'varchar(64)', (col) => col.primaryKey())
@@ -81,7 +100,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('login_sessions_user').on('login_sessions').column('user_id').execute();
   await db.schema.createIndex('login_sessions_expiry').on('login_sessions').column('expires_at').execute();
+}
 
+async function createLoginFailuresTable(db: Kysely<unknown>): Promise<void> {
   // One row per failed sign-in, per throttle key ("account:<name>", "address:<ip>"); pruned after the window.
   await db.schema
     .createTable('login_failures')
@@ -90,7 +111,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('login_failures_key').on('login_failures').columns(['throttle_key', 'failed_at']).execute();
   await db.schema.createIndex('login_failures_time').on('login_failures').column('failed_at').execute();
+}
 
+async function createAvatarsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('avatars')
     .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
@@ -99,18 +122,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('avatars_user').on('avatars').column('user_id').execute();
+}
 
+async function addTokenGrantColumn(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('tokens').addColumn('grant_id', 'varchar(32)').execute();
-  await db.schema
-    .createIndex('tokens_grant')
-    .on('tokens')
-    .column('grant_id')
-    .where(sql<boolean>`grant_id is not null`)
-    .execute();
-  await db.schema
-    .createIndex('tokens_client')
-    .on('tokens')
-    .column('client_id')
-    .where(sql<boolean>`client_id is not null`)
-    .execute();
+  await db.schema.createIndex('tokens_grant').on('tokens').column('grant_id').where(sql<boolean>`grant_id is not null`).execute();
+  await db.schema.createIndex('tokens_client').on('tokens').column('client_id').where(sql<boolean>`client_id is not null`).execute();
 }

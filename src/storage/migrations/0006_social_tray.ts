@@ -12,7 +12,20 @@ import { dialectOf } from '../database.js';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = dialectOf(db) === 'postgres';
+  await createCommunitiesTable(db);
+  await createCommunityMembersTable(db);
+  await createPostsTable(db);
+  await createCommentsTable(db);
+  await createPostReactionsTable(db);
+  await createActivityClock(db);
+  await createTrayRecordsTable(db, postgres);
+  await createTrayActorsTable(db);
+  await createTrayContributionsTable(db);
+  await createTrayReadsTable(db);
+  await createTrayStateTable(db);
+}
 
+async function createCommunitiesTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('communities')
     .addColumn('id', 'varchar(64)', (col) => col.primaryKey())
@@ -22,7 +35,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .execute();
+}
 
+async function createCommunityMembersTable(db: Kysely<unknown>): Promise<void> {
   // One row per stint: joined_at..left_at (null while a member). Times come from the activity clock.
   await db.schema
     .createTable('community_members')
@@ -41,7 +56,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .where(sql<boolean>`left_at is null`)
     .execute();
   await db.schema.createIndex('community_members_user').on('community_members').columns(['user_id', 'community_id']).execute();
+}
 
+async function createPostsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('posts')
     .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
@@ -56,7 +73,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('posts_community').on('posts').columns(['community_id', 'created_at']).execute();
   await db.schema.createIndex('posts_author').on('posts').columns(['author_id', 'created_at']).execute();
+}
 
+async function createCommentsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('comments')
     .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
@@ -69,7 +88,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('comments_post').on('comments').columns(['post_id', 'created_at']).execute();
+}
 
+async function createPostReactionsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('post_reactions')
     .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
@@ -79,7 +100,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
   await db.schema.createIndex('post_reactions_unique').unique().on('post_reactions').columns(['post_id', 'user_id', 'reaction_name']).execute();
+}
 
+async function createActivityClock(db: Kysely<unknown>): Promise<void> {
   // The activity clock: every social write takes max(now, last + 1), so activity times are unique.
   await db.schema
     .createTable('activity_clock')
@@ -87,9 +110,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('last_ms', 'bigint', (col) => col.notNull())
     .execute();
   await sql`insert into activity_clock (name, last_ms) values ('social', 0)`.execute(db);
+}
 
+async function createTrayRecordsTable(db: Kysely<unknown>, postgres: boolean): Promise<void> {
   const records = db.schema.createTable('tray_records');
-  await (postgres ? records.addColumn('id', 'bigserial', (col) => col.primaryKey()) : records.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement()))
+  await (postgres
+    ? records.addColumn('id', 'bigserial', (col) => col.primaryKey())
+    : records.addColumn('id', 'integer', (col) => col.primaryKey().autoIncrement())
+  )
     .addColumn('owner_key', 'varchar(80)', (col) => col.notNull())
     .addColumn('verb', 'varchar(16)', (col) => col.notNull())
     .addColumn('target_id', 'varchar(64)', (col) => col.notNull())
@@ -108,7 +136,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('tray_records_window').unique().on('tray_records').columns(['owner_key', 'verb', 'target_id', 'window_start']).execute();
   await db.schema.createIndex('tray_records_owner').on('tray_records').columns(['owner_key', 'last_update']).execute();
   await db.schema.createIndex('tray_records_expiry').on('tray_records').column('last_update').execute();
+}
 
+async function createTrayActorsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('tray_actors')
     .addColumn('record_id', 'bigint', (col) => col.notNull())
@@ -119,7 +149,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('tray_actors_pk', ['record_id', 'actor_id'])
     .execute();
   await db.schema.createIndex('tray_actors_latest').on('tray_actors').columns(['record_id', 'last_at']).execute();
+}
 
+async function createTrayContributionsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('tray_contributions')
     .addColumn('source_key', 'varchar(80)', (col) => col.primaryKey())
@@ -131,7 +163,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('tray_contributions_record').on('tray_contributions').columns(['record_id', 'actor_id', 'at']).execute();
   await db.schema.createIndex('tray_contributions_time').on('tray_contributions').columns(['record_id', 'at']).execute();
+}
 
+async function createTrayReadsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('tray_reads')
     .addColumn('user_id', 'varchar(64)', (col) => col.notNull())
@@ -140,7 +174,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('tray_reads_pk', ['user_id', 'record_id'])
     .execute();
   await db.schema.createIndex('tray_reads_record').on('tray_reads').column('record_id').execute();
+}
 
+async function createTrayStateTable(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('tray_state')
     .addColumn('user_id', 'varchar(64)', (col) => col.primaryKey())

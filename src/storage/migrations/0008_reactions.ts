@@ -33,7 +33,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('reaction_count', 'integer', (col) => col.notNull())
     .addPrimaryKeyConstraint('message_reaction_counts_pk', ['message_id', 'reaction_name'])
     .execute();
-  await db.schema.createIndex('message_reaction_counts_most').on('message_reaction_counts').columns(['reaction_name', 'reaction_count', 'message_id']).execute();
+  await db.schema
+    .createIndex('message_reaction_counts_most')
+    .on('message_reaction_counts')
+    .columns(['reaction_name', 'reaction_count', 'message_id'])
+    .execute();
 
   await db.schema
     .createTable('message_flags')

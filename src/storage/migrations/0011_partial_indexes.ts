@@ -11,12 +11,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('messages_file_id').execute();
   await db.schema.createIndex('messages_file_id').on('messages').column('file_id').where(sql<boolean>`file_id is not null`).execute();
   await db.schema.dropIndex('outbox_recipient').execute();
-  await db.schema
-    .createIndex('outbox_recipient')
-    .on('outbox')
-    .columns(['recipient_id', 'id'])
-    .where(sql<boolean>`recipient_id is not null`)
-    .execute();
+  await db.schema.createIndex('outbox_recipient').on('outbox').columns(['recipient_id', 'id']).where(sql<boolean>`recipient_id is not null`).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

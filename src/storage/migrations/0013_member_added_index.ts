@@ -7,12 +7,7 @@ import { type Kysely, sql } from 'kysely';
  * answers it from the joins.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createIndex('outbox_member_added')
-    .on('outbox')
-    .columns(['channel_id', 'id'])
-    .where(sql<boolean>`type = 'member.added'`)
-    .execute();
+  await db.schema.createIndex('outbox_member_added').on('outbox').columns(['channel_id', 'id']).where(sql<boolean>`type = 'member.added'`).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -24,7 +24,9 @@ const FilePart = (description: string) => Type.Optional(Type.Unsafe<string>({ ty
 
 const ImageMessageBody = Type.Object(
   {
-    file: FilePart('Required: the image (JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF), stored as JPEG, or PNG when it has transparency, with its metadata stripped'),
+    file: FilePart(
+      'Required: the image (JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF), stored as JPEG, or PNG when it has transparency, with its metadata stripped',
+    ),
     channelId: Id(),
     caption: Type.Optional(Type.String({ maxLength: MAX_TEXT_LENGTH })),
     tags: Type.Optional(Tags()),

@@ -118,7 +118,8 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
       schema: {
         ...tag,
         summary: 'Delete a message (soft)',
-        description: 'Marks the message deleted and empties its data; its image or file is removed. Answers the deleted message, also when it already was. An unknown message is 404.',
+        description:
+          'Marks the message deleted and empties its data; its image or file is removed. Answers the deleted message, also when it already was. An unknown message is 404.',
         params: MessageIdParams,
         response: answers(MessagesAnswer),
       },

@@ -84,7 +84,10 @@ const ReactorsAnswer = Type.Object(
     examples: [
       {
         status: 'success',
-        data: { reactions: ReactionRecord.examples, users: [UserRecord.examples[0], { ...UserRecord.examples[0], userId: 'bob', username: 'bob', displayName: 'Bob Stone' }] },
+        data: {
+          reactions: ReactionRecord.examples,
+          users: [UserRecord.examples[0], { ...UserRecord.examples[0], userId: 'bob', username: 'bob', displayName: 'Bob Stone' }],
+        },
         paging: { next: null, prev: null },
       },
     ],

@@ -146,7 +146,12 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
               ...(kind === 'blacklist' ? { isMatchExactWord: Flag('Defaults to false when a new word is given') } : {}),
               isEnabled: Flag('A disabled rule is kept but not enforced'),
             },
-            { examples: [{ regex: examples[1], isEnabled: true }, { ruleId: RULE_ID_EXAMPLES[0], isEnabled: false }] },
+            {
+              examples: [
+                { regex: examples[1], isEnabled: true },
+                { ruleId: RULE_ID_EXAMPLES[0], isEnabled: false },
+              ],
+            },
           ),
           response: answers(ruleAnswerOf(record), { extraErrors: [409] }),
         },

@@ -83,9 +83,15 @@ export interface BotRateLimit {
   windowMs: number;
 }
 
+interface BotRouteDeps {
+  bots: BotService;
+  authenticate: EndUserAuthenticator;
+  rate: BotRateLimit;
+}
+
 /** SPEC.md section A: six endpoints, a bot token each time, a per-bot rate limit. Registered under /bot/v1. */
-export function registerBotRoutes(app: TypedApp, deps: { bots: BotService; authenticate: EndUserAuthenticator; rate: BotRateLimit }): void {
-  const { bots, rate } = deps;
+export function registerBotRoutes(app: TypedApp, deps: BotRouteDeps): void {
+  const { rate } = deps;
 
   // Before any body is read: who is calling (a bot token, its bot not globally banned), then
   // whether the bot has budget left. Every request counts, refused ones included, so a bot that
@@ -94,6 +100,14 @@ export function registerBotRoutes(app: TypedApp, deps: { bots: BotService; authe
     request.principal = await deps.authenticate(bearerTokenOf(request));
     await enforceRateLimit(rate.limiter, `bot:${request.principal.userId}`, rate.limit, rate.windowMs);
   });
+
+  registerBotTextRoutes(app, deps);
+  registerBotPictureRoutes(app, deps);
+  registerBotFileRoutes(app, deps);
+}
+
+function registerBotTextRoutes(app: TypedApp, deps: BotRouteDeps): void {
+  const { bots } = deps;
 
   app.post(
     '/direct/message',
@@ -130,6 +144,10 @@ export function registerBotRoutes(app: TypedApp, deps: { bots: BotService; authe
       return sent(await bots.sendText(principalOf(request), { gid, tid }, message.data));
     },
   );
+}
+
+function registerBotPictureRoutes(app: TypedApp, deps: BotRouteDeps): void {
+  const { bots } = deps;
 
   app.post(
     '/direct/picture',
@@ -168,6 +186,10 @@ export function registerBotRoutes(app: TypedApp, deps: { bots: BotService; authe
       return sent(await bots.sendPicture(principalOf(request), { gid, tid }, uploadOf(request), caption));
     },
   );
+}
+
+function registerBotFileRoutes(app: TypedApp, deps: BotRouteDeps): void {
+  const { bots } = deps;
 
   app.post(
     '/direct/file',

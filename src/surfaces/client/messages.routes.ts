@@ -38,21 +38,26 @@ function answer(messages: MessageRecord[], authors: Array<UserRow | undefined>, 
 const SEND_REFUSALS =
   '403 when the caller is not a member (400301), banned (400304), muted (400302), the channel is muted (400303) or the text breaks a rule (400307-400309); 409 (400900) when the channel is closed.';
 
+interface ClientMessageDeps {
+  messages: MessagesService;
+  media: MediaService;
+  sendRules: SendRules;
+  permissions: PermissionsService;
+}
+
 /**
  * Reading and writing messages as a member (API-CONVENTIONS.md section 6): the admin API's message
  * shapes, behind the send rules. Reactions and message flags live in their own modules.
  */
-export function registerClientMessageRoutes(
-  app: TypedApp,
-  deps: { messages: MessagesService; media: MediaService; sendRules: SendRules; permissions: PermissionsService },
-): void {
-  const { messages, media, sendRules, permissions } = deps;
+export function registerClientMessageRoutes(app: TypedApp, deps: ClientMessageDeps): void {
+  registerMessageReadAndSendRoutes(app, deps);
+  registerMessageUploadRoutes(app, deps);
+  registerMessageDownloadRoutes(app, deps);
+  registerMessageDeleteRoute(app, deps);
+}
 
-  /** Checked before a multipart body is read, so nobody streams a file into a channel they cannot post in. */
-  const requirePoster = async (request: FastifyRequest): Promise<void> => {
-    const { channelId } = request.params as { channelId: string };
-    await sendRules.requirePoster(principalOf(request).userId, channelId);
-  };
+function registerMessageReadAndSendRoutes(app: TypedApp, deps: ClientMessageDeps): void {
+  const { messages, sendRules } = deps;
 
   app.get(
     '/channels/:channelId/messages',
@@ -115,6 +120,16 @@ export function registerClientMessageRoutes(
       );
     },
   );
+}
+
+function registerMessageUploadRoutes(app: TypedApp, deps: ClientMessageDeps): void {
+  const { media, sendRules } = deps;
+
+  /** Checked before a multipart body is read, so nobody streams a file into a channel they cannot post in. */
+  const requirePoster = async (request: FastifyRequest): Promise<void> => {
+    const { channelId } = request.params as { channelId: string };
+    await sendRules.requirePoster(principalOf(request).userId, channelId);
+  };
 
   app.post(
     '/channels/:channelId/images',
@@ -174,6 +189,10 @@ export function registerClientMessageRoutes(
       return answer([record], [author]);
     },
   );
+}
+
+function registerMessageDownloadRoutes(app: TypedApp, deps: ClientMessageDeps): void {
+  const { messages, media, sendRules } = deps;
 
   // Downloads: members of the message's channel only, with the admin API's headers (validators, nosniff,
   // files as attachments in a sandbox). Not in the contract's table, but an app cannot show a picture
@@ -220,6 +239,10 @@ export function registerClientMessageRoutes(
       return sendBlob(reply, request.headers['if-none-match'], blob);
     },
   );
+}
+
+function registerMessageDeleteRoute(app: TypedApp, deps: ClientMessageDeps): void {
+  const { messages, permissions } = deps;
 
   app.delete(
     '/messages/:messageId',

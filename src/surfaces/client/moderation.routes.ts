@@ -23,13 +23,34 @@ const FlaggedAnswer = Type.Object(
 );
 const MEMBER_ACTION = 'Answers 403 / 400301 without the permission, and 404 for a missing channel or a bot conversation.';
 
+const action = (summary: string, description: string) => ({ ...tag, summary, description: `${description} ${MEMBER_ACTION}`, params: ChannelIdParams });
+
+const memberAction = (summary: string, description: string) => ({
+  ...action(summary, description),
+  consumes: JSON_AND_FORM,
+  body: UserIds,
+  response: answers(SuccessAnswer, { extraErrors: [409] }),
+});
+
+interface ClientModerationDeps {
+  moderator: ModeratorService;
+  users: UsersService;
+  clock: Clock;
+}
+
 /**
  * Moderation from the client API: the same channel actions as the admin API, each allowed by the
  * moderator service to a user whose roles grant its permission; and flagging a user, open to anyone.
  */
-export function registerClientModerationRoutes(app: TypedApp, deps: { moderator: ModeratorService; users: UsersService; clock: Clock }): void {
+export function registerClientModerationRoutes(app: TypedApp, deps: ClientModerationDeps): void {
+  registerChannelEditRoutes(app, deps);
+  registerChannelMuteAndCloseRoutes(app, deps);
+  registerUserModerationRoutes(app, deps);
+}
+
+/** Renaming a channel and adding, removing, banning and unbanning its members. */
+function registerChannelEditRoutes(app: TypedApp, deps: ClientModerationDeps): void {
   const { moderator } = deps;
-  const action = (summary: string, description: string) => ({ ...tag, summary, description: `${description} ${MEMBER_ACTION}`, params: ChannelIdParams });
 
   app.put(
     '/channels/:channelId',
@@ -47,32 +68,37 @@ export function registerClientModerationRoutes(app: TypedApp, deps: { moderator:
     },
   );
 
-  const memberAction = (summary: string, description: string) => ({
-    ...action(summary, description),
-    consumes: JSON_AND_FORM,
-    body: UserIds,
-    response: answers(SuccessAnswer, { extraErrors: [409] }),
-  });
-
   app.post('/channels/:channelId/users', { schema: memberAction('Add members (ADD_CHANNEL_USER)', 'Adds users to the channel.') }, async (request) => {
     await moderator.addUsers(principalOf(request), request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
 
-  app.delete('/channels/:channelId/users', { schema: memberAction('Remove members (REMOVE_CHANNEL_USER)', 'Removes users from the channel.') }, async (request) => {
-    await moderator.removeUsers(principalOf(request), request.params.channelId, request.body.userIds);
-    return { status: 'success' as const };
-  });
+  app.delete(
+    '/channels/:channelId/users',
+    { schema: memberAction('Remove members (REMOVE_CHANNEL_USER)', 'Removes users from the channel.') },
+    async (request) => {
+      await moderator.removeUsers(principalOf(request), request.params.channelId, request.body.userIds);
+      return { status: 'success' as const };
+    },
+  );
 
-  app.post('/channels/:channelId/users/ban', { schema: memberAction('Ban from a channel (BAN_USER_FROM_CHANNEL)', 'Bans users from the channel.') }, async (request) => {
-    await moderator.banFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
-    return { status: 'success' as const };
-  });
+  app.post(
+    '/channels/:channelId/users/ban',
+    { schema: memberAction('Ban from a channel (BAN_USER_FROM_CHANNEL)', 'Bans users from the channel.') },
+    async (request) => {
+      await moderator.banFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
+      return { status: 'success' as const };
+    },
+  );
 
   app.post('/channels/:channelId/users/unban', { schema: memberAction('Unban (BAN_USER_FROM_CHANNEL)', 'Lifts channel bans.') }, async (request) => {
     await moderator.unbanFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
     return { status: 'success' as const };
   });
+}
+
+function registerChannelMuteAndCloseRoutes(app: TypedApp, deps: ClientModerationDeps): void {
+  const { moderator } = deps;
 
   app.put(
     '/channels/:channelId/mute',
@@ -108,12 +134,22 @@ export function registerClientModerationRoutes(app: TypedApp, deps: { moderator:
 
   app.post(
     '/channels/:channelId/close',
-    { schema: { ...action('Close a channel (CLOSE_CHANNEL)', 'Closes the channel for good: its messages are deleted and its members removed.'), response: answers(SuccessAnswer) } },
+    {
+      schema: {
+        ...action('Close a channel (CLOSE_CHANNEL)', 'Closes the channel for good: its messages are deleted and its members removed.'),
+        response: answers(SuccessAnswer),
+      },
+    },
     async (request) => {
       await moderator.closeChannel(principalOf(request), request.params.channelId);
       return { status: 'success' as const };
     },
   );
+}
+
+/** Banning a user globally (with permission) and flagging one (anyone). */
+function registerUserModerationRoutes(app: TypedApp, deps: ClientModerationDeps): void {
+  const { moderator } = deps;
 
   app.post(
     '/users/:userId/ban',
@@ -121,7 +157,7 @@ export function registerClientModerationRoutes(app: TypedApp, deps: { moderator:
       schema: {
         ...tag,
         summary: 'Ban a user globally (BAN_USER)',
-        description: 'Ends the user\'s streams and refuses their tokens everywhere until an admin unbans them. 403 / 400301 without the permission.',
+        description: "Ends the user's streams and refuses their tokens everywhere until an admin unbans them. 403 / 400301 without the permission.",
         params: UserIdParams,
         response: answers(SuccessAnswer, { extraErrors: [409] }),
       },

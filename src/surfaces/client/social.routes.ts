@@ -47,8 +47,18 @@ const ReactionRemoved = Type.Object(
 
 const COMMUNITY_POST = 'A post in a community needs the caller to be a member of it (403, 400301); 404 for a missing or deleted post.';
 
+interface SocialRouteDeps {
+  social: SocialService;
+}
+
 /** Communities, posts, comments and post reactions under the client API (API-CONVENTIONS.md section 6). */
-export function registerSocialRoutes(app: TypedApp, deps: { social: SocialService }): void {
+export function registerSocialRoutes(app: TypedApp, deps: SocialRouteDeps): void {
+  registerCommunityRoutes(app, deps);
+  registerPostAndCommentRoutes(app, deps);
+  registerPostReactionRoutes(app, deps);
+}
+
+function registerCommunityRoutes(app: TypedApp, deps: SocialRouteDeps): void {
   const { social } = deps;
 
   app.post(
@@ -102,6 +112,10 @@ export function registerSocialRoutes(app: TypedApp, deps: { social: SocialServic
       return presentCommunity(community, isMember);
     },
   );
+}
+
+function registerPostAndCommentRoutes(app: TypedApp, deps: SocialRouteDeps): void {
+  const { social } = deps;
 
   app.post(
     '/posts',
@@ -168,6 +182,10 @@ export function registerSocialRoutes(app: TypedApp, deps: { social: SocialServic
       return { status: 'success' as const, commentId: request.params.commentId };
     },
   );
+}
+
+function registerPostReactionRoutes(app: TypedApp, deps: SocialRouteDeps): void {
+  const { social } = deps;
 
   app.post(
     '/posts/:postId/reactions',

@@ -105,4 +105,3 @@ export function createdAnswer(reply: FastifyReply, created: CreatedMessage, auth
 }
 
 export const presentAuthorJson = cachedJson(presentUser);
-

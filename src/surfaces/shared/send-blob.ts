@@ -32,7 +32,7 @@ export function sendBlob(reply: FastifyReply, ifNoneMatch: string | undefined, b
     .header('etag', blob.etag)
     // Behind a token and removed on delete: cacheable by the caller, never by shared caches.
     .header('cache-control', 'private, max-age=3600');
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tagValue) => tagValue.trim() === blob.etag)) {
+  if (ifNoneMatch?.split(',').some((tagValue) => tagValue.trim() === blob.etag)) {
     blob.stream.destroy();
     return reply.code(304).send();
   }

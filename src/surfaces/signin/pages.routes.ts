@@ -42,11 +42,10 @@ function wantsJson(request: FastifyRequest): boolean {
   return accept.includes('application/json') && !accept.includes('text/html');
 }
 
-/**
- * The browser side of sign-in: the authorization endpoint (GET and POST), the login page and
- * logout. Failures here are HTML pages, not JSON, because a person is looking at them.
- */
-export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
+const sendPage = (reply: FastifyReply, status: number, html: string): FastifyReply => reply.code(status).headers(PAGE_HEADERS).send(html);
+
+/** What the sign-in pages share: their addresses, the cookies they set, and how they answer. */
+function createSignInPageContext(deps: SignInPageDeps) {
   const { basePath, csrf, sessions } = deps;
   const loginAction = `${basePath}/login`;
   const logoutAction = `${basePath}/logout`;
@@ -57,14 +56,6 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
   const prefix = deps.secureCookies ? '__Host-' : '';
   const sessionCookie = `${prefix}${SESSION_COOKIE}`;
   const csrfCookie = `${prefix}${CSRF_COOKIE}`;
-
-  const sendPage = (reply: FastifyReply, status: number, html: string): FastifyReply => reply.code(status).headers(PAGE_HEADERS).send(html);
-
-  app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error);
-    if (appError.kind === 'unexpected') request.log.error({ err: error }, 'unexpected error on a sign-in page');
-    return sendPage(reply, appError.httpStatus, renderErrorPage({ title: 'Sign-in failed', message: appError.message }));
-  });
 
   /** The form's CSRF token; sets the CSRF cookie when the browser has none yet. */
   function csrfTokenOf(request: FastifyRequest, reply: FastifyReply): string {
@@ -104,15 +95,6 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     return sendOutcome(request, reply, await deps.authorize.authorize(parseAuthorizationParameters(text), session), status);
   }
 
-  app.get('/oauth/authorize', { validatorCompiler: readsRequestAsSent, schema: AUTHORIZE_SCHEMA }, (request, reply) =>
-    authorizeFrom(request, reply, rawQueryOf(request), 302),
-  );
-
-  app.post('/oauth/authorize', { validatorCompiler: readsRequestAsSent, schema: AUTHORIZE_FORM_SCHEMA }, (request, reply) => {
-    const text = isForm(request) && typeof request.body === 'string' ? request.body : '';
-    return authorizeFrom(request, reply, text, 303);
-  });
-
   function loginPage(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -127,6 +109,46 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     if (clientId === null || clientId.length > 64) return null;
     return (await deps.clients.find(clientId))?.name ?? null;
   }
+
+  return { loginAction, logoutAction, cookieOptions, sessionCookie, csrfCookie, csrfTokenOf, sendOutcome, authorizeFrom, loginPage, clientNameOf };
+}
+
+type SignInPageContext = ReturnType<typeof createSignInPageContext>;
+
+/**
+ * The browser side of sign-in: the authorization endpoint (GET and POST), the login page and
+ * logout. Failures here are HTML pages, not JSON, because a person is looking at them.
+ */
+export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
+  const page = createSignInPageContext(deps);
+
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.kind === 'unexpected') request.log.error({ err: error }, 'unexpected error on a sign-in page');
+    return sendPage(reply, appError.httpStatus, renderErrorPage({ title: 'Sign-in failed', message: appError.message }));
+  });
+
+  registerAuthorizeRoutes(app, page);
+  registerLoginRoutes(app, deps, page);
+  registerLogoutRoutes(app, deps, page);
+}
+
+function registerAuthorizeRoutes(app: TypedApp, page: SignInPageContext): void {
+  const { authorizeFrom } = page;
+
+  app.get('/oauth/authorize', { validatorCompiler: readsRequestAsSent, schema: AUTHORIZE_SCHEMA }, (request, reply) =>
+    authorizeFrom(request, reply, rawQueryOf(request), 302),
+  );
+
+  app.post('/oauth/authorize', { validatorCompiler: readsRequestAsSent, schema: AUTHORIZE_FORM_SCHEMA }, (request, reply) => {
+    const text = isForm(request) && typeof request.body === 'string' ? request.body : '';
+    return authorizeFrom(request, reply, text, 303);
+  });
+}
+
+function registerLoginRoutes(app: TypedApp, deps: SignInPageDeps, page: SignInPageContext): void {
+  const { csrf, sessions } = deps;
+  const { loginAction, logoutAction, cookieOptions, sessionCookie, csrfCookie, csrfTokenOf, sendOutcome, loginPage, clientNameOf } = page;
 
   app.get('/login', { schema: LOGIN_PAGE_SCHEMA }, async (request, reply) => {
     const query = rawQueryOf(request);
@@ -179,6 +201,11 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
     if (outcome.kind === 'login') return again(401, 'Signing in did not complete. Please try again.');
     return sendOutcome(request, reply, outcome, 303);
   });
+}
+
+function registerLogoutRoutes(app: TypedApp, deps: SignInPageDeps, page: SignInPageContext): void {
+  const { csrf, sessions } = deps;
+  const { logoutAction, cookieOptions, sessionCookie, csrfCookie, csrfTokenOf } = page;
 
   app.get('/logout', { schema: LOGOUT_PAGE_SCHEMA }, async (request, reply) => {
     const session = await sessions.current(request.cookies[sessionCookie]);

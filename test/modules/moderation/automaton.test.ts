@@ -34,8 +34,7 @@ function earliestEnd(patterns: Int32Array[], text: Int32Array): number {
   return -1;
 }
 
-const endsAt = (pattern: Int32Array, text: Int32Array, end: number) =>
-  pattern.length <= end && pattern.every((cp, i) => text[end - pattern.length + i] === cp);
+const endsAt = (pattern: Int32Array, text: Int32Array, end: number) => pattern.length <= end && pattern.every((cp, i) => text[end - pattern.length + i] === cp);
 
 describe('Aho-Corasick automaton', () => {
   it('agrees with a naive search on random rule sets and texts', () => {
@@ -87,6 +86,14 @@ describe('text folding', () => {
       // A zero-width space is dropped by folding but sends the text down the general (non-ASCII) path.
       for (const boundaries of [true, false]) expect(folded(text, boundaries)).toEqual(folded(`${text}\u200b`, boundaries));
     }
-    expect(folded('Hi  THERE', true)).toEqual([BOUNDARY, ...'hi'.split('').map((c) => c.charCodeAt(0)), BOUNDARY, 32, BOUNDARY, ...[...'there'].map((c) => c.charCodeAt(0)), BOUNDARY]);
+    expect(folded('Hi  THERE', true)).toEqual([
+      BOUNDARY,
+      ...'hi'.split('').map((c) => c.charCodeAt(0)),
+      BOUNDARY,
+      32,
+      BOUNDARY,
+      ...[...'there'].map((c) => c.charCodeAt(0)),
+      BOUNDARY,
+    ]);
   });
 });

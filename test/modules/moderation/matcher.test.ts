@@ -3,7 +3,8 @@ import { extractLinks, parseWhitelistRule } from '../../../src/modules/moderatio
 import { type BlacklistEntry, compileMatcher } from '../../../src/modules/moderation/matcher.js';
 
 /** Pure unit tests of the compiled matcher: no database, no HTTP. */
-const blacklist = (...entries: Array<[string, boolean]>) => compileMatcher({ blacklist: entries.map(([word, exactWord]) => ({ word, exactWord })), whitelist: [] });
+const blacklist = (...entries: Array<[string, boolean]>) =>
+  compileMatcher({ blacklist: entries.map(([word, exactWord]) => ({ word, exactWord })), whitelist: [] });
 const whitelist = (...urls: string[]) => compileMatcher({ blacklist: [], whitelist: urls });
 const blocked = (matcher: ReturnType<typeof compileMatcher>, text: string) => matcher.check(text) !== null;
 
@@ -106,7 +107,13 @@ describe('blacklist matcher', () => {
 
   it('reads compatibility look-alikes as the letters they stand for', () => {
     const matcher = blacklist(['bad', true], ['evil', false]);
-    for (const text of ['so \uff42\uff41\uff44', 'so \u{1d41b}\u{1d41a}\u{1d41d}!', '\u24d1\u24d0\u24d3 day', '\uff25\uff36\uff29\uff2c plan', '\u{1d5be}\u{1d5cf}\u{1d5c2}\u{1d5c5}']) {
+    for (const text of [
+      'so \uff42\uff41\uff44',
+      'so \u{1d41b}\u{1d41a}\u{1d41d}!',
+      '\u24d1\u24d0\u24d3 day',
+      '\uff25\uff36\uff29\uff2c plan',
+      '\u{1d5be}\u{1d5cf}\u{1d5c2}\u{1d5c5}',
+    ]) {
       expect({ text, blocked: blocked(matcher, text) }).toEqual({ text, blocked: true });
     }
     // A rule written with a ligature is the letters; the word edge stays where the letters end.
@@ -123,7 +130,10 @@ describe('blacklist matcher', () => {
   });
 
   it('finds one word among 10,000 and nothing when none is there', () => {
-    const entries: BlacklistEntry[] = Array.from({ length: 10_000 }, (_, i) => ({ word: `w${i.toString(36)}x${(i * 7919).toString(36)}`, exactWord: i % 2 === 0 }));
+    const entries: BlacklistEntry[] = Array.from({ length: 10_000 }, (_, i) => ({
+      word: `w${i.toString(36)}x${(i * 7919).toString(36)}`,
+      exactWord: i % 2 === 0,
+    }));
     entries.push({ word: 'needle', exactWord: true });
     const matcher = compileMatcher({ blacklist: entries, whitelist: [] });
     expect(matcher.blacklistSize).toBe(10_001);
@@ -159,7 +169,6 @@ describe('links and the whitelist matcher', () => {
     expect(blocked(matcher, 'see https://good.com/docs/api')).toBe(false);
     expect(blocked(matcher, 'see https://good.com/docs/apis')).toBe(true);
   });
-
 
   it('lets every link through when there are no whitelist rules', () => {
     expect(whitelist().check('see https://evil.com and evil.org')).toBeNull();
@@ -221,7 +230,7 @@ describe('links and the whitelist matcher', () => {
       'http://example.com\uff1f@evil.com',
       'https://example.com\u3002x@evil.com',
       // Quotes do not end a URL for a browser, so they must not split the text before the scan.
-      '[x](https://example.com\'@evil.com)',
+      "[x](https://example.com'@evil.com)",
       'https://example.com"@evil.com',
       'https://example.com`@evil.com',
       // A renderer may end the link at the stop instead: that reading goes to evil.com.
@@ -347,7 +356,12 @@ describe('links and the whitelist matcher', () => {
 
   it('applies a rule path as a prefix of whole segments, after resolving dot segments', () => {
     const matcher = whitelist('https://Docs.Example.org/guide/');
-    for (const text of ['docs.example.org/guide', 'https://docs.example.org/guide/', 'https://docs.example.org/guide/intro?x=1', 'docs.example.org/guide/./a']) {
+    for (const text of [
+      'docs.example.org/guide',
+      'https://docs.example.org/guide/',
+      'https://docs.example.org/guide/intro?x=1',
+      'docs.example.org/guide/./a',
+    ]) {
       expect({ text, result: matcher.check(text) }).toEqual({ text, result: null });
     }
     for (const text of [
@@ -387,7 +401,8 @@ describe('links and the whitelist matcher', () => {
     expect(parseWhitelistRule('localhost')).toEqual({ host: 'localhost', path: '' });
     expect(parseWhitelistRule('10.0.0.1')).toEqual({ host: '10.0.0.1', path: '' });
     expect(parseWhitelistRule('[::1]')).toEqual({ host: '[::1]', path: '' });
-    for (const bad of ['', 'not a url', 'http://', '1.2', 'exa mple.com', 'a..b.com', 'ex!ample.com']) expect({ bad, rule: parseWhitelistRule(bad) }).toEqual({ bad, rule: null });
+    for (const bad of ['', 'not a url', 'http://', '1.2', 'exa mple.com', 'a..b.com', 'ex!ample.com'])
+      expect({ bad, rule: parseWhitelistRule(bad) }).toEqual({ bad, rule: null });
   });
 
   it('takes a host-like run beyond DNS lengths for a link that no rule allows', () => {

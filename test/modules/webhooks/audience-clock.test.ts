@@ -14,7 +14,11 @@ describe.each(testDatabases)('webhook audience vs clocks on %s', (database) => {
   let admin: ReturnType<typeof adminClient>;
 
   beforeAll(async () => {
-    t = await startTestApp(database, { PARLEY_BOT_RATE_LIMIT: '1000000', PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', PARLEY_TEST_CLOCK: '1' }, { webhooks: { pollIntervalMs: 3_600_000 } });
+    t = await startTestApp(
+      database,
+      { PARLEY_BOT_RATE_LIMIT: '1000000', PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', PARLEY_TEST_CLOCK: '1' },
+      { webhooks: { pollIntervalMs: 3_600_000 } },
+    );
     admin = adminClient(t);
   });
   afterAll(async () => {
@@ -27,7 +31,12 @@ describe.each(testDatabases)('webhook audience vs clocks on %s', (database) => {
     await admin.createUser(userId, { displayName: prefix });
     const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
     const say = (app: TestApp['app'], channelId: string, words: string) =>
-      app.inject({ method: 'POST', url: `/client/v1/channels/${channelId}/messages`, headers: { authorization: `Bearer ${token}` }, payload: { type: 'text', data: { text: words } } });
+      app.inject({
+        method: 'POST',
+        url: `/client/v1/channels/${channelId}/messages`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { type: 'text', data: { text: words } },
+      });
     return { userId, say };
   }
   async function hookedBot(name: string) {
@@ -64,7 +73,12 @@ describe.each(testDatabases)('webhook audience vs clocks on %s', (database) => {
     const ann = await user('bea');
     const gid = t.uniqueId('g');
     await admin.createChannel(gid, { userIds: [ann.userId] });
-    const added = await peer.app.inject({ method: 'POST', url: `/api/v2/channel/${gid}/users`, headers: { authorization: `Bearer ${t.adminToken}` }, payload: { userIds: [botId] } });
+    const added = await peer.app.inject({
+      method: 'POST',
+      url: `/api/v2/channel/${gid}/users`,
+      headers: { authorization: `Bearer ${t.adminToken}` },
+      payload: { userIds: [botId] },
+    });
     expect(added.statusCode, added.body).toBe(200);
     expect((await ann.say(t.app, gid, 'said a moment after the bot joined')).statusCode).toBe(200);
     await peer.events.relay.flush();

@@ -14,7 +14,11 @@ describe.each(testDatabases)('bot webhook audience on %s', (database) => {
 
   beforeAll(async () => {
     // Nothing listens on port 9: deliveries fail, but what matters here is what gets scheduled.
-    t = await startTestApp(database, { PARLEY_BOT_RATE_LIMIT: '1000000', PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }, { webhooks: { pollIntervalMs: 3_600_000 } });
+    t = await startTestApp(
+      database,
+      { PARLEY_BOT_RATE_LIMIT: '1000000', PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
+      { webhooks: { pollIntervalMs: 3_600_000 } },
+    );
     admin = adminClient(t);
   });
   afterAll(async () => {
@@ -26,7 +30,12 @@ describe.each(testDatabases)('bot webhook audience on %s', (database) => {
     await admin.createUser(userId, { displayName: prefix });
     const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
     const say = (channelId: string, words: string) =>
-      t.app.inject({ method: 'POST', url: `/client/v1/channels/${channelId}/messages`, headers: { authorization: `Bearer ${token}` }, payload: { type: 'text', data: { text: words } } });
+      t.app.inject({
+        method: 'POST',
+        url: `/client/v1/channels/${channelId}/messages`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { type: 'text', data: { text: words } },
+      });
     return { userId, token, say };
   }
 

@@ -168,14 +168,23 @@ describe.each(testDatabases)('bot webhooks through the app on %s', (database) =>
     let second: BuiltApp | null = null;
     try {
       const bot = await first.app
-        .inject({ method: 'POST', url: '/api/v2/bots', headers: { authorization: `Bearer ${first.adminToken}` }, payload: { displayName: 'Bot', webhookUrl: receiver.url } })
+        .inject({
+          method: 'POST',
+          url: '/api/v2/bots',
+          headers: { authorization: `Bearer ${first.adminToken}` },
+          payload: { displayName: 'Bot', webhookUrl: receiver.url },
+        })
         .then((response) => response.json<{ userId: string; clientSecret: string }>());
       const userId = first.uniqueId('user');
       const headers = { authorization: `Bearer ${first.adminToken}` };
       expect((await first.app.inject({ method: 'PUT', url: '/api/v2/users', headers, payload: { userId } })).statusCode).toBe(200);
-      const token = (await first.app.inject({ method: 'POST', url: `/api/v2/users/${userId}/tokens`, headers, payload: {} })).json<{ accessToken: string }>().accessToken;
+      const token = (await first.app.inject({ method: 'POST', url: `/api/v2/users/${userId}/tokens`, headers, payload: {} })).json<{ accessToken: string }>()
+        .accessToken;
       const channelId = first.uniqueId('restart');
-      expect((await first.app.inject({ method: 'POST', url: '/api/v2/channel', headers, payload: { channelId, type: 'standard', userIds: [bot.userId, userId] } })).statusCode).toBe(200);
+      expect(
+        (await first.app.inject({ method: 'POST', url: '/api/v2/channel', headers, payload: { channelId, type: 'standard', userIds: [bot.userId, userId] } }))
+          .statusCode,
+      ).toBe(200);
 
       const messageId = await sendAsUser(first, token, channelId, 'before the restart');
       await receiver.waitFor((calls) => calls.length >= 1);

@@ -26,7 +26,11 @@ describe.runIf(testDatabases.includes('postgres'))('joinsAfter on a lagging cons
     const first = Number((await sql<{ id: string }>`select min(id) as id from outbox where channel_id = 'busy'`.execute(db)).rows[0]?.id);
     const joins = await createWebhooksStore(db, 'postgres').joinsAfter('busy', first - 1);
     expect(joins).toEqual([]);
-    const plan = (await sql<{ 'QUERY PLAN': string }>`explain (analyze, format text) select id, payload from outbox where channel_id = 'busy' and id > ${first - 1} and type = 'member.added'`.execute(db)).rows
+    const plan = (
+      await sql<{
+        'QUERY PLAN': string;
+      }>`explain (analyze, format text) select id, payload from outbox where channel_id = 'busy' and id > ${first - 1} and type = 'member.added'`.execute(db)
+    ).rows
       .map((row) => row['QUERY PLAN'])
       .join('\n');
     const removed = Number(/Rows Removed by Filter: (\d+)/.exec(plan)?.[1] ?? 0);

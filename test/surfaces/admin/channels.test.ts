@@ -191,7 +191,9 @@ describe.each(testDatabases)('channels admin API on %s', (database) => {
     await admin.createChannel(channelId, { tags: [channelId] });
     // Every user is added twice at once; the first ten are then removed twice at once.
     await Promise.all(users.flatMap((user) => [user, user].map((u) => admin.call('POST', `/api/v2/channel/${channelId}/users`, { userIds: [u] }))));
-    await Promise.all(users.slice(0, 10).flatMap((user) => [user, user].map((u) => admin.call('DELETE', `/api/v2/channel/${channelId}/users`, { userIds: [u] }))));
+    await Promise.all(
+      users.slice(0, 10).flatMap((user) => [user, user].map((u) => admin.call('DELETE', `/api/v2/channel/${channelId}/users`, { userIds: [u] }))),
+    );
     expect((await channelOf(channelId)).memberCount).toBe(1 + 20);
   });
 
@@ -309,7 +311,10 @@ describe.each(testDatabases)('channels admin API on %s', (database) => {
     await admin.call('DELETE', `/api/v2/channel/${tag}-c/users`, { userIds: ['admin-env'] });
 
     const ids = async (body: Record<string, unknown>) =>
-      (await admin.call('POST', '/api/v2/channels', { tags: [tag], ...body })).json().results.map((r: { channel: { channelId: string } }) => r.channel.channelId).sort();
+      (await admin.call('POST', '/api/v2/channels', { tags: [tag], ...body }))
+        .json()
+        .results.map((r: { channel: { channelId: string } }) => r.channel.channelId)
+        .sort();
 
     expect(await ids({})).toEqual([`${tag}-a`, `${tag}-b`, `${tag}-c`]);
     expect(await ids({ filter: 'member' })).toEqual([`${tag}-a`, `${tag}-b`]);
@@ -320,9 +325,12 @@ describe.each(testDatabases)('channels admin API on %s', (database) => {
     expect(await ids({ userId: gina, filter: 'notMember' })).toEqual([]);
     expect(await ids({ excludeTags: ['red'] })).toEqual([`${tag}-b`, `${tag}-c`]);
     const anyOf = await admin.call('POST', '/api/v2/channels', { tags: ['red', 'blue'], excludeTags: ['nothing'] });
-    expect(anyOf.json().results.map((r: { channel: { channelId: string } }) => r.channel.channelId).sort()).toEqual(
-      expect.arrayContaining([`${tag}-a`, `${tag}-b`]),
-    );
+    expect(
+      anyOf
+        .json()
+        .results.map((r: { channel: { channelId: string } }) => r.channel.channelId)
+        .sort(),
+    ).toEqual(expect.arrayContaining([`${tag}-a`, `${tag}-b`]));
 
     const asGina = await admin.call('POST', '/api/v2/channels', { userId: gina, tags: [tag] });
     expect(asGina.json().results[0].channelUser).toMatchObject({ userId: gina, membership: 'member' });

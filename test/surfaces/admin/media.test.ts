@@ -44,7 +44,14 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
 
   it('stores small, medium and large variants, served with their type and caching headers', async () => {
     const channelId = await newChannel();
-    const response = await upload('/api/v2/messages/images', [['channelId', channelId], ['caption', 'A view']], [image(await makeJpeg(3000, 2000))]);
+    const response = await upload(
+      '/api/v2/messages/images',
+      [
+        ['channelId', channelId],
+        ['caption', 'A view'],
+      ],
+      [image(await makeJpeg(3000, 2000))],
+    );
     expect(response.statusCode, response.body).toBe(200);
     const message = response.json().data.messages[0];
     expect(message).toMatchObject({ type: 'image', channelSegment: 1, data: { caption: 'A view' }, isDeleted: false });
@@ -80,7 +87,14 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
 
   it('keeps the full size only with fullImage, never enlarges a small image', async () => {
     const channelId = await newChannel();
-    const response = await upload('/api/v2/messages/images', [['channelId', channelId], ['fullImage', 'true']], [image(await makeJpeg(1800, 900))]);
+    const response = await upload(
+      '/api/v2/messages/images',
+      [
+        ['channelId', channelId],
+        ['fullImage', 'true'],
+      ],
+      [image(await makeJpeg(1800, 900))],
+    );
     expect(response.statusCode, response.body).toBe(200);
     const { messageId } = response.json().data.messages[0];
     const full = await download(messageId, 'full');
@@ -88,7 +102,14 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     expect(await sharp(full.rawPayload).metadata()).toMatchObject({ width: 1800, height: 900 });
     expect(await sharp((await download(messageId, 'large')).rawPayload).metadata()).toMatchObject({ width: 1500, height: 750 });
 
-    const tiny = await upload('/api/v2/messages/images', [['channelId', channelId], ['fullImage', 'false']], [image(await makeJpeg(120, 80))]);
+    const tiny = await upload(
+      '/api/v2/messages/images',
+      [
+        ['channelId', channelId],
+        ['fullImage', 'false'],
+      ],
+      [image(await makeJpeg(120, 80))],
+    );
     const tinyId = tiny.json().data.messages[0].messageId;
     expect(await sharp((await download(tinyId, 'large')).rawPayload).metadata()).toMatchObject({ width: 120, height: 80 });
     expect((await download(tinyId, 'full')).statusCode).toBe(404);
@@ -102,7 +123,14 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     expect(inputMeta.orientation).toBe(6);
     expect(input.includes(Buffer.from('parley-secret-place'))).toBe(true);
 
-    const response = await upload('/api/v2/messages/images', [['channelId', channelId], ['fullImage', 'true']], [image(input)]);
+    const response = await upload(
+      '/api/v2/messages/images',
+      [
+        ['channelId', channelId],
+        ['fullImage', 'true'],
+      ],
+      [image(input)],
+    );
     expect(response.statusCode, response.body).toBe(200);
     const { messageId } = response.json().data.messages[0];
     for (const size of ['small', 'medium', 'large', 'full']) {
@@ -132,15 +160,53 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     const channelId = await newChannel();
     const jpeg = await makeJpeg(300, 200);
     const parent = (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: 'parent' } })).json().data.messages[0];
-    const repeated = await upload('/api/v2/messages/images', [['channelId', channelId], ['tags', 'a'], ['tags', 'b'], ['parentId', parent.messageId]], [image(jpeg)]);
+    const repeated = await upload(
+      '/api/v2/messages/images',
+      [
+        ['channelId', channelId],
+        ['tags', 'a'],
+        ['tags', 'b'],
+        ['parentId', parent.messageId],
+      ],
+      [image(jpeg)],
+    );
     expect(repeated.json().data.messages[0]).toMatchObject({ tags: ['a', 'b'], parentId: parent.messageId, channelSegment: 2 });
-    const brackets = await upload('/api/v2/messages/images', [['channelId', channelId], ['tags[]', 'c'], ['tags[]', 'd']], [image(jpeg)]);
+    const brackets = await upload(
+      '/api/v2/messages/images',
+      [
+        ['channelId', channelId],
+        ['tags[]', 'c'],
+        ['tags[]', 'd'],
+      ],
+      [image(jpeg)],
+    );
     expect(brackets.json().data.messages[0].tags).toEqual(['c', 'd']);
-    const single = await upload('/api/v2/messages/files', [['channelId', channelId], ['tags', 'solo']], [image(jpeg, 'a.bin', 'application/octet-stream')]);
+    const single = await upload(
+      '/api/v2/messages/files',
+      [
+        ['channelId', channelId],
+        ['tags', 'solo'],
+      ],
+      [image(jpeg, 'a.bin', 'application/octet-stream')],
+    );
     expect(single.json().data.messages[0].tags).toEqual(['solo']);
-    const json = await upload('/api/v2/messages/images', [['channelId', channelId], ['tags', '["e","f"]']], [image(jpeg)]);
+    const json = await upload(
+      '/api/v2/messages/images',
+      [
+        ['channelId', channelId],
+        ['tags', '["e","f"]'],
+      ],
+      [image(jpeg)],
+    );
     expect(json.json().data.messages[0].tags).toEqual(['e', 'f']);
-    const badBoolean = await upload('/api/v2/messages/images', [['channelId', channelId], ['fullImage', 'maybe']], [image(jpeg)]);
+    const badBoolean = await upload(
+      '/api/v2/messages/images',
+      [
+        ['channelId', channelId],
+        ['fullImage', 'maybe'],
+      ],
+      [image(jpeg)],
+    );
     expect(badBoolean.statusCode).toBe(422);
     expect(badBoolean.json().data.fields[0].field).toBe('body.fullImage');
     const got = (await admin.call('GET', `/api/v2/message/${parent.messageId}`)).json().message;
@@ -184,7 +250,15 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     const filesBefore = blobFilesIn(t.config.dataDir).length;
     const jpeg = await makeJpeg(800, 600);
 
-    const wrongParent = await upload('/api/v2/messages/images', [['channelId', channelId], ['parentId', foreign.messageId], ['fullImage', 'true']], [image(jpeg)]);
+    const wrongParent = await upload(
+      '/api/v2/messages/images',
+      [
+        ['channelId', channelId],
+        ['parentId', foreign.messageId],
+        ['fullImage', 'true'],
+      ],
+      [image(jpeg)],
+    );
     expect(wrongParent.statusCode).toBe(404);
     const missingChannel = await upload('/api/v2/messages/files', [['channelId', t.uniqueId('gone')]], [image(jpeg)]);
     expect(missingChannel.statusCode).toBe(404);
@@ -210,26 +284,39 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     expect(asJson.json().code).toBe(400000);
     const wrongField = await upload('/api/v2/messages/images', [['channelId', channelId]], [{ ...image(await makeJpeg(50, 50)), name: 'picture' }]);
     expect(wrongField.statusCode).toBe(400);
-    const anonymous = await t.app.inject({ method: 'POST', url: '/api/v2/messages/images', ...(() => {
-      const { payload, contentType } = multipartBody([['channelId', channelId]], [image(Buffer.from('x'))]);
-      return { payload, headers: { 'content-type': contentType } };
-    })() });
+    const anonymous = await t.app.inject({
+      method: 'POST',
+      url: '/api/v2/messages/images',
+      ...(() => {
+        const { payload, contentType } = multipartBody([['channelId', channelId]], [image(Buffer.from('x'))]);
+        return { payload, headers: { 'content-type': contentType } };
+      })(),
+    });
     expect(anonymous.statusCode).toBe(401);
   });
 
   it('serves a file message: the original bytes, a safe name, never an active type, nosniff', async () => {
     const channelId = await newChannel();
     const html = Buffer.from('<html><script>alert(document.cookie)</script></html>');
-    const response = await upload('/api/v2/messages/files', [['channelId', channelId], ['tags', 'doc']], [
-      { name: 'file', fileName: '../../etc/évil<x>|name\u202e.html', contentType: 'text/html', data: html },
-    ]);
+    const response = await upload(
+      '/api/v2/messages/files',
+      [
+        ['channelId', channelId],
+        ['tags', 'doc'],
+      ],
+      [{ name: 'file', fileName: '../../etc/évil<x>|name\u202e.html', contentType: 'text/html', data: html }],
+    );
     expect(response.statusCode, response.body).toBe(200);
     const message = response.json().data.messages[0];
     expect(message).toMatchObject({ type: 'file', tags: ['doc'], data: { contentType: 'text/html', size: html.length } });
     expect(message.data.fileId).toBe(message.fileId);
     expect(message.data.fileName).toBe('évil_x__name_.html');
 
-    const served = await t.app.inject({ method: 'GET', url: `/api/v2/messages/${message.messageId}/files`, headers: { authorization: `Bearer ${t.adminToken}` } });
+    const served = await t.app.inject({
+      method: 'GET',
+      url: `/api/v2/messages/${message.messageId}/files`,
+      headers: { authorization: `Bearer ${t.adminToken}` },
+    });
     expect(served.statusCode).toBe(200);
     expect(served.rawPayload.equals(html)).toBe(true);
     expect(served.headers['content-type']).toBe('application/octet-stream');
@@ -240,8 +327,14 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     expect(disposition).not.toContain('..');
 
     const pdf = Buffer.from('%PDF-1.4\n%fake but harmless\n');
-    const pdfMessage = (await upload('/api/v2/messages/files', [['channelId', channelId]], [{ name: 'file', fileName: 'report.pdf', contentType: 'application/pdf', data: pdf }])).json().data.messages[0];
-    const pdfServed = await t.app.inject({ method: 'GET', url: `/api/v2/messages/${pdfMessage.messageId}/files`, headers: { authorization: `Bearer ${t.adminToken}` } });
+    const pdfMessage = (
+      await upload('/api/v2/messages/files', [['channelId', channelId]], [{ name: 'file', fileName: 'report.pdf', contentType: 'application/pdf', data: pdf }])
+    ).json().data.messages[0];
+    const pdfServed = await t.app.inject({
+      method: 'GET',
+      url: `/api/v2/messages/${pdfMessage.messageId}/files`,
+      headers: { authorization: `Bearer ${t.adminToken}` },
+    });
     expect(pdfServed.headers['content-type']).toBe('application/pdf');
     expect(pdfServed.headers['content-disposition']).toContain('filename="report.pdf"');
     expect(pdfMessage.channelSegment).toBe(2);
@@ -249,23 +342,41 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     // Invisible and control characters go: the Arabic letter mark (a bidi control), a zero-width space, a
     // BOM, a line separator. The joiners real names are written with stay.
     const named = async (fileName: string) =>
-      (await upload('/api/v2/messages/files', [['channelId', channelId]], [{ name: 'file', fileName, contentType: 'text/plain', data: Buffer.from('x') }])).json().data.messages[0].data.fileName;
+      (
+        await upload('/api/v2/messages/files', [['channelId', channelId]], [{ name: 'file', fileName, contentType: 'text/plain', data: Buffer.from('x') }])
+      ).json().data.messages[0].data.fileName;
     expect(await named('a\u061cb\u200bc\ufeffd\u2028e.txt')).toBe('a_b_c_d_e.txt');
-    for (const kept of ['\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.txt', '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}.png', '\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}.txt']) {
+    for (const kept of [
+      '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645.txt',
+      '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}.png',
+      '\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}.txt',
+    ]) {
       expect(await named(kept)).toBe(kept);
     }
 
     const asImage = await download(pdfMessage.messageId, 'small');
     expect(asImage.statusCode).toBe(404);
     const textMessage = (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: 'x' } })).json().data.messages[0];
-    expect((await t.app.inject({ method: 'GET', url: `/api/v2/messages/${textMessage.messageId}/files`, headers: { authorization: `Bearer ${t.adminToken}` } })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/v2/messages/${textMessage.messageId}/files`, headers: { authorization: `Bearer ${t.adminToken}` } }))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('deleting an image or file message removes its blobs; closing a channel removes those of its messages', async () => {
     const channelId = await newChannel();
     const filesBefore = blobFilesIn(t.config.dataDir).length;
     const jpeg = await makeJpeg(700, 500);
-    const first = (await upload('/api/v2/messages/images', [['channelId', channelId], ['fullImage', 'true']], [image(jpeg)])).json().data.messages[0];
+    const first = (
+      await upload(
+        '/api/v2/messages/images',
+        [
+          ['channelId', channelId],
+          ['fullImage', 'true'],
+        ],
+        [image(jpeg)],
+      )
+    ).json().data.messages[0];
     const second = (await upload('/api/v2/messages/images', [['channelId', channelId]], [image(jpeg)])).json().data.messages[0];
     const file = (await upload('/api/v2/messages/files', [['channelId', channelId]], [image(jpeg, 'x.jpg')])).json().data.messages[0];
     expect(blobFilesIn(t.config.dataDir).length).toBe(filesBefore + 4 + 3 + 1);
@@ -280,7 +391,9 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
     const deadline = Date.now() + 10_000;
     while (blobFilesIn(t.config.dataDir).length > filesBefore && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(blobFilesIn(t.config.dataDir).length).toBe(filesBefore);
-    expect((await t.app.inject({ method: 'GET', url: `/api/v2/messages/${file.messageId}/files`, headers: { authorization: `Bearer ${t.adminToken}` } })).statusCode).toBe(404);
+    expect(
+      (await t.app.inject({ method: 'GET', url: `/api/v2/messages/${file.messageId}/files`, headers: { authorization: `Bearer ${t.adminToken}` } })).statusCode,
+    ).toBe(404);
   });
 
   describe('with a 1 MB upload limit', () => {
@@ -296,8 +409,16 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
       const channelId = small.uniqueId('limited');
       await adminClient(small).createChannel(channelId);
       const send = (data: Buffer) => {
-        const { payload, contentType } = multipartBody([['channelId', channelId]], [{ name: 'file', fileName: 'big.bin', contentType: 'application/octet-stream', data }]);
-        return small.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${small.adminToken}`, 'content-type': contentType }, payload });
+        const { payload, contentType } = multipartBody(
+          [['channelId', channelId]],
+          [{ name: 'file', fileName: 'big.bin', contentType: 'application/octet-stream', data }],
+        );
+        return small.app.inject({
+          method: 'POST',
+          url: '/api/v2/messages/files',
+          headers: { authorization: `Bearer ${small.adminToken}`, 'content-type': contentType },
+          payload,
+        });
       };
       const over = await send(Buffer.alloc(1024 * 1024 + 1, 7));
       expect(over.statusCode).toBe(413);
@@ -312,8 +433,16 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
       const channelId = small.uniqueId('fields');
       await adminClient(small).createChannel(channelId);
       const send = (fields: Array<[string, string]>) => {
-        const { payload, contentType } = multipartBody([['channelId', channelId], ...fields], [{ name: 'file', fileName: 'a.txt', contentType: 'text/plain', data: Buffer.from('hello') }]);
-        return small.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${small.adminToken}`, 'content-type': contentType }, payload });
+        const { payload, contentType } = multipartBody(
+          [['channelId', channelId], ...fields],
+          [{ name: 'file', fileName: 'a.txt', contentType: 'text/plain', data: Buffer.from('hello') }],
+        );
+        return small.app.inject({
+          method: 'POST',
+          url: '/api/v2/messages/files',
+          headers: { authorization: `Bearer ${small.adminToken}`, 'content-type': contentType },
+          payload,
+        });
       };
       const junk = await send(Array.from({ length: 150 }, (_, i) => [`junk${i}`, 'j'.repeat(250 * 1024)] as [string, string]));
       expect({ status: junk.statusCode, code: junk.json().code }).toEqual({ status: 413, code: 500000 });
@@ -324,7 +453,10 @@ describe.each(testDatabases)('image and file messages on %s', (database) => {
         expect(tooMany.json().message).toContain('150 fields');
       }
       expect((await send(Array.from({ length: 149 }, (_, i) => [`f${i}`, 'x'] as [string, string]))).statusCode).toBe(200);
-      const full = await send([['caption', '\u{1f600}'.repeat(10_000)], ...Array.from({ length: 100 }, (_, i) => ['tags', `t${i}${'x'.repeat(120)}`] as [string, string])]);
+      const full = await send([
+        ['caption', '\u{1f600}'.repeat(10_000)],
+        ...Array.from({ length: 100 }, (_, i) => ['tags', `t${i}${'x'.repeat(120)}`] as [string, string]),
+      ]);
       expect(full.statusCode, full.body).toBe(200);
       expect(full.json().data.messages[0].tags).toHaveLength(100);
       // The 150-field message and the full one; nothing of the refused ones.

@@ -62,7 +62,12 @@ describe.each(testDatabases)('messages admin API on %s', (database) => {
   it('creates a text message: the record, its author once, the channel counters and an outbox event', async () => {
     const channelId = await newChannel();
     const before = await channelOf(channelId);
-    const response = await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: 'Hello there', extra: 'dropped' }, tags: ['a', 'b', 'a'] });
+    const response = await admin.call('POST', '/api/v2/message', {
+      channelId,
+      type: 'text',
+      data: { text: 'Hello there', extra: 'dropped' },
+      tags: ['a', 'b', 'a'],
+    });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     const body = response.json();
@@ -101,7 +106,13 @@ describe.each(testDatabases)('messages admin API on %s', (database) => {
     expect(Date.parse(after.lastActivity)).toBeGreaterThanOrEqual(Date.parse(before.lastActivity));
     expect(after.lastActivity).toBe(second.createdAt);
 
-    const events = await t.storage.db.selectFrom('outbox').selectAll().where('type', '=', 'message.created').where('channel_id', '=', channelId).orderBy('id').execute();
+    const events = await t.storage.db
+      .selectFrom('outbox')
+      .selectAll()
+      .where('type', '=', 'message.created')
+      .where('channel_id', '=', channelId)
+      .orderBy('id')
+      .execute();
     expect(events).toHaveLength(2);
     expect(JSON.parse(events[0]?.payload ?? '{}')).toEqual(message);
     expect(events[0]?.user_id).toBe('admin-env');
@@ -172,7 +183,11 @@ describe.each(testDatabases)('messages admin API on %s', (database) => {
     const closed = await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: 'x' } });
     expect(closed.statusCode).toBe(409);
     expect(closed.json()).toMatchObject({ status: 'error', code: 400900 });
-    const count = await t.storage.db.selectFrom('messages').select((eb) => eb.fn.countAll().as('n')).where('channel_id', '=', channelId).executeTakeFirstOrThrow();
+    const count = await t.storage.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('channel_id', '=', channelId)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
   });
 
@@ -395,7 +410,9 @@ describe.each(testDatabases)('messages admin API on %s', (database) => {
         payload: { channelId, type: 'text', data: { text: `peer ${index}` } },
       });
     const responses = await Promise.all(
-      Array.from({ length: 200 }, (_, index) => (index % 2 === 0 ? admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: `main ${index}` } }) : viaPeer(index))),
+      Array.from({ length: 200 }, (_, index) =>
+        index % 2 === 0 ? admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: `main ${index}` } }) : viaPeer(index),
+      ),
     );
     expect(responses.map((response) => response.statusCode)).toEqual(Array(200).fill(200));
     const segments = responses.map((response) => response.json().data.messages[0].channelSegment as number).sort((a, b) => a - b);

@@ -98,7 +98,15 @@ describe.each(testDatabases)('blacklist and whitelist rules on %s', (database) =
 
       const form = await admin.form('POST', '/api/v2/blacklist/records', 'regexs[]=gamma&regexs[]=delta&isMatchExactWord=true');
       expect(form.statusCode).toBe(200);
-      expect(form.json()).toMatchObject({ status: 'success', data: { results: [{ regex: 'gamma', isMatchExactWord: true }, { regex: 'delta', isMatchExactWord: true }] } });
+      expect(form.json()).toMatchObject({
+        status: 'success',
+        data: {
+          results: [
+            { regex: 'gamma', isMatchExactWord: true },
+            { regex: 'delta', isMatchExactWord: true },
+          ],
+        },
+      });
       const single = await admin.form('POST', '/api/v2/blacklist/records', 'regexs=epsilon');
       expect(single.json().data.results.map((rule: RuleRecord) => rule.regex)).toEqual(['epsilon']);
 
@@ -172,13 +180,27 @@ describe.each(testDatabases)('blacklist and whitelist rules on %s', (database) =
 
       const deleted = await admin.form('DELETE', '/api/v2/blacklist/records', `ruleIds[]=${one}&ruleIds[]=${two}`);
       expect(deleted.statusCode).toBe(200);
-      expect(deleted.json()).toMatchObject({ status: 'success', data: { results: [{ ruleId: one, regex: 'one' }, { ruleId: two, regex: 'two' }] } });
+      expect(deleted.json()).toMatchObject({
+        status: 'success',
+        data: {
+          results: [
+            { ruleId: one, regex: 'one' },
+            { ruleId: two, regex: 'two' },
+          ],
+        },
+      });
       expect((await list('blacklist')).map((rule) => rule.ruleId)).toEqual([three]);
     });
 
     it('manages whitelist records: URLs are validated, one rule per host and path', async () => {
       const created = await add('whitelist', ['example.com', 'https://Docs.Example.org/guide/']);
-      expect(created[0]).toEqual({ ruleId: expect.any(String), regex: 'example.com', isEnabled: true, createdAt: expect.any(String), updatedAt: expect.any(String) });
+      expect(created[0]).toEqual({
+        ruleId: expect.any(String),
+        regex: 'example.com',
+        isEnabled: true,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
       expect(created[1]?.regex).toBe('https://Docs.Example.org/guide/');
       const invalid = await admin.call('POST', '/api/v2/whitelist/records', { regexs: ['fine.org', 'not a url'] });
       expect(invalid.statusCode).toBe(422);
@@ -235,7 +257,12 @@ describe.each(testDatabases)('blacklist and whitelist rules on %s', (database) =
         ],
         [{ name: 'file', fileName: 'p.jpg', contentType: 'image/jpeg', data: await makeJpeg(40, 30) }],
       );
-      const image = await t.app.inject({ method: 'POST', url: '/api/v2/messages/images', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType }, payload });
+      const image = await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/messages/images',
+        headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': contentType },
+        payload,
+      });
       expect(image.statusCode).toBe(403);
       expect(image.json().code).toBe(400308);
       expect(await storedCount()).toBe(before + 1);
@@ -318,8 +345,10 @@ describe.each(testDatabases)('blacklist and whitelist rules on %s', (database) =
     const roomId = t.uniqueId('room');
     await admin.createChannel(roomId, { userIds: [userId] });
     const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
-    const asUser = (method: 'POST', url: string, payload: Record<string, unknown>) => t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, payload });
-    const messageId = (await admin.call('POST', '/api/v2/message', { channelId: roomId, type: 'text', data: { text: 'hello' } })).json().data.messages[0].messageId;
+    const asUser = (method: 'POST', url: string, payload: Record<string, unknown>) =>
+      t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, payload });
+    const messageId = (await admin.call('POST', '/api/v2/message', { channelId: roomId, type: 'text', data: { text: 'hello' } })).json().data.messages[0]
+      .messageId;
     const post = await asUser('POST', '/client/v1/posts', { text: 'my post' });
     expect(post.statusCode, post.body).toBe(200);
     const postId = post.json().postId;
@@ -330,7 +359,10 @@ describe.each(testDatabases)('blacklist and whitelist rules on %s', (database) =
       asUser('POST', `/client/v1/messages/${messageId}/reactions`, { reactionName }),
       asUser('POST', `/client/v1/posts/${postId}/reactions`, { reactionName }),
     ];
-    for (const [reactionName, code] of [['SoRude', 400308], ['evil.com', 400309]] as const) {
+    for (const [reactionName, code] of [
+      ['SoRude', 400308],
+      ['evil.com', 400309],
+    ] as const) {
       for (const attempt of attempts(reactionName)) {
         const response = await attempt;
         expect({ reactionName, status: response.statusCode, code: response.json().code, field: response.json().data?.fields?.[0]?.field }).toEqual({

@@ -26,7 +26,7 @@ describe.each(testDatabases)('page tokens on %s', (database) => {
     await t.close();
   });
 
-  const segments = (r: { json: () => any }) => r.json().data.messages.map((m: { channelSegment: number }) => m.channelSegment) as number[];
+  const segments = (r: { json: () => { data: { messages: Array<{ channelSegment: number }> } } }) => r.json().data.messages.map((m) => m.channelSegment);
 
   /** Alterations of the signature part that Buffer.from(..., 'base64url') silently decodes to the same bytes. */
   function alterations(token: string): string[] {

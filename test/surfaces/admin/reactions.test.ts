@@ -141,7 +141,10 @@ describe.each(testDatabases)('reactions admin API on %s', (database) => {
     expect(Object.entries(last.message.reactions).sort()).toEqual(expected);
     expect((await react('DELETE', messageId, '__proto__')).statusCode).toBe(200);
     const after = await messageOf(messageId);
-    expect({ reactions: Object.entries(after.reactions).sort(), reactionsCount: after.reactionsCount }).toEqual({ reactions: expected.slice(1), reactionsCount: 3 });
+    expect({ reactions: Object.entries(after.reactions).sort(), reactionsCount: after.reactionsCount }).toEqual({
+      reactions: expected.slice(1),
+      reactionsCount: 3,
+    });
   });
 
   it('accepts the form encoding of SPEC.md', async () => {
@@ -226,19 +229,37 @@ describe.each(testDatabases)('reactions admin API on %s', (database) => {
 
     const skipped = (await admin.call('GET', `/api/v2/reactions?referenceId=${messageId}&options[reactionName]=like&options[skip]=2&options[limit]=3`)).json();
     expect(skipped.data.reactions[0].reactors.map((r: Reactor) => r.userId)).toEqual(users.slice(2, 5).map((user) => user.userId));
-    expect(skipped.data.users.map((user: { userId: string }) => user.userId).sort()).toEqual(users.slice(2, 5).map((user) => user.userId).sort());
+    expect(skipped.data.users.map((user: { userId: string }) => user.userId).sort()).toEqual(
+      users
+        .slice(2, 5)
+        .map((user) => user.userId)
+        .sort(),
+    );
     expect(skipped.paging.prev).not.toBeNull();
 
-    const next = (await admin.call('GET', `/api/v2/reactions?referenceId=${messageId}&options[token]=${encodeURIComponent(skipped.paging.next)}&options[limit]=3`)).json();
+    const next = (
+      await admin.call('GET', `/api/v2/reactions?referenceId=${messageId}&options[token]=${encodeURIComponent(skipped.paging.next)}&options[limit]=3`)
+    ).json();
     expect(next.data.reactions[0].reactors.map((r: Reactor) => r.userId)).toEqual(users.slice(5, 7).map((user) => user.userId));
     expect(next.paging.next).toBeNull();
-    const back = (await admin.call('GET', `/api/v2/reactions?referenceId=${messageId}&options[token]=${encodeURIComponent(next.paging.prev)}&options[limit]=3`)).json();
+    const back = (
+      await admin.call('GET', `/api/v2/reactions?referenceId=${messageId}&options[token]=${encodeURIComponent(next.paging.prev)}&options[limit]=3`)
+    ).json();
     expect(back.data.reactions[0].reactors.map((r: Reactor) => r.userId)).toEqual(users.slice(2, 5).map((user) => user.userId));
 
     // A token belongs to its message and filter.
     const otherMessage = await postMessage(await channelWith());
-    expect((await admin.call('GET', `/api/v2/reactions?referenceId=${otherMessage}&options[token]=${encodeURIComponent(skipped.paging.next)}`)).statusCode).toBe(400);
-    expect((await admin.call('GET', `/api/v2/reactions?referenceId=${messageId}&options[reactionName]=love&options[token]=${encodeURIComponent(skipped.paging.next)}`)).statusCode).toBe(400);
+    expect(
+      (await admin.call('GET', `/api/v2/reactions?referenceId=${otherMessage}&options[token]=${encodeURIComponent(skipped.paging.next)}`)).statusCode,
+    ).toBe(400);
+    expect(
+      (
+        await admin.call(
+          'GET',
+          `/api/v2/reactions?referenceId=${messageId}&options[reactionName]=love&options[token]=${encodeURIComponent(skipped.paging.next)}`,
+        )
+      ).statusCode,
+    ).toBe(400);
   });
 
   it('orders most-reacted by count of that name, and applies the limit rules', async () => {
@@ -313,7 +334,10 @@ describe.each(testDatabases)('reactions admin API on %s', (database) => {
     expect(first.reactionsCount).toBe(200);
     expect(first.reactions).toEqual(Object.fromEntries(names.slice(0, 200).map((name) => [name, 1])));
 
-    const mixed = await Promise.all([...names.slice(0, 100).map((name) => react('DELETE', messageId, name)), ...names.slice(200).map((name) => react('POST', messageId, name))]);
+    const mixed = await Promise.all([
+      ...names.slice(0, 100).map((name) => react('DELETE', messageId, name)),
+      ...names.slice(200).map((name) => react('POST', messageId, name)),
+    ]);
     expect(mixed.filter((response) => response.statusCode !== 200)).toEqual([]);
     const second = await messageOf(messageId);
     expect(second.reactionsCount).toBe(200);

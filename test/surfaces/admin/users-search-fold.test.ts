@@ -20,7 +20,9 @@ describe.each(testDatabases)('users search folding on %s', (database) => {
   });
 
   const found = async (search: string) =>
-    ((await admin.call('GET', `/api/v2/users?search=${encodeURIComponent(search)}&limit=100`)).json().users as Array<{ info: { userId: string } }>).map((user) => user.info.userId);
+    ((await admin.call('GET', `/api/v2/users?search=${encodeURIComponent(search)}&limit=100`)).json().users as Array<{ info: { userId: string } }>).map(
+      (user) => user.info.userId,
+    );
 
   it('finds Greek names by their whole capital form and by a capital prefix ending in sigma', async () => {
     const [odos, aspasia] = [t.uniqueId('odos'), t.uniqueId('aspasia')];

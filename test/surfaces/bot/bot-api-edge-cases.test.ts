@@ -11,7 +11,11 @@ import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-ap
  * conversations, a refused first picture, file names and moderation, lastActivity on PostgreSQL.
  */
 
-const summary = (r: LightMyRequestResponse) => ({ status: r.statusCode, code: (r.json() as { code?: number }).code, message: (r.json() as { message?: string }).message });
+const summary = (r: LightMyRequestResponse) => ({
+  status: r.statusCode,
+  code: (r.json() as { code?: number }).code,
+  message: (r.json() as { message?: string }).message,
+});
 const text = (data: string) => ({ type: 'text', data });
 
 describe.each(testDatabases)('bot API edge cases on %s', (database) => {
@@ -36,7 +40,10 @@ describe.each(testDatabases)('bot API edge cases on %s', (database) => {
   }
 
   async function channelCount(): Promise<number> {
-    const row = await t.storage.db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await t.storage.db
+      .selectFrom('channels')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -64,9 +71,19 @@ describe.each(testDatabases)('bot API edge cases on %s', (database) => {
     // Nothing was written: no message, and no conversation was opened.
     expect(await channelCount()).toBe(before);
     // A form carries only text: there "1000" is the number and one value is the list.
-    const formMute = await t.app.inject({ method: 'PUT', url: `/api/v2/channel/${gid}/mute`, headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'mutePeriod=0' });
+    const formMute = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v2/channel/${gid}/mute`,
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'mutePeriod=0',
+    });
     expect(formMute.statusCode).toBe(200);
-    const formRemove = await t.app.inject({ method: 'DELETE', url: `/api/v2/channel/${gid}/users`, headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: `userIds=${ann.userId}` });
+    const formRemove = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v2/channel/${gid}/users`,
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `userIds=${ann.userId}`,
+    });
     expect(formRemove.statusCode).toBe(200);
   });
 
@@ -76,7 +93,9 @@ describe.each(testDatabases)('bot API edge cases on %s', (database) => {
     const lone = await bot.raw(t.app, '/group/message', `{"gid":"${gid}","tid":"x\\ud800","message":{"type":"text","data":"s"}}`, 'application/json');
     expect(lone.statusCode).toBe(422);
     expect(lone.json().data.fields).toEqual([expect.objectContaining({ field: 'body.tid' })]);
-    const inText = await admin.call('POST', '/api/v2/message', `{"channelId":"${gid}","type":"text","data":{"text":"a\\udc00b"}}`, { 'content-type': 'application/json' });
+    const inText = await admin.call('POST', '/api/v2/message', `{"channelId":"${gid}","type":"text","data":{"text":"a\\udc00b"}}`, {
+      'content-type': 'application/json',
+    });
     expect(inText.statusCode).toBe(422);
     expect(inText.json().data.fields).toEqual([expect.objectContaining({ field: 'body.data.text' })]);
     const pair = await bot.raw(t.app, '/group/message', `{"gid":"${gid}","tid":"x\\ud83d\\ude00","message":{"type":"text","data":"s"}}`, 'application/json');
@@ -108,16 +127,26 @@ describe.each(testDatabases)('bot API edge cases on %s', (database) => {
     expect((await admin.call('POST', '/api/v2/blacklist/records', { regexs: [word] })).statusCode).toBe(200);
     const ann = await user('ann');
     const before = await channelCount();
-    const notImage = await bot.multipart(t.app, '/direct/picture', [['uid', ann.userId]], { data: Buffer.from('not a picture at all'), fileName: 'x.jpg', contentType: 'image/jpeg' });
+    const notImage = await bot.multipart(t.app, '/direct/picture', [['uid', ann.userId]], {
+      data: Buffer.from('not a picture at all'),
+      fileName: 'x.jpg',
+      contentType: 'image/jpeg',
+    });
     expect(summary(notImage)).toMatchObject({ status: 400, code: 400000 });
-    const badName = await bot.multipart(t.app, '/direct/file', [['uid', ann.userId]], { data: Buffer.from('x'), fileName: `${word}.txt`, contentType: 'text/plain' });
+    const badName = await bot.multipart(t.app, '/direct/file', [['uid', ann.userId]], {
+      data: Buffer.from('x'),
+      fileName: `${word}.txt`,
+      contentType: 'text/plain',
+    });
     expect(summary(badName)).toMatchObject({ status: 403, code: 400308 });
     expect(await channelCount()).toBe(before);
     const list = await t.app.inject({ method: 'GET', url: '/client/v1/channels', headers: { authorization: `Bearer ${ann.token}` } });
     expect(list.json().channels).toEqual([]);
     // A good first picture opens it.
     const jpeg = await makeJpeg(16, 16);
-    expect((await bot.multipart(t.app, '/direct/picture', [['uid', ann.userId]], { data: jpeg, fileName: 'a.jpg', contentType: 'image/jpeg' })).statusCode).toBe(200);
+    expect(
+      (await bot.multipart(t.app, '/direct/picture', [['uid', ann.userId]], { data: jpeg, fileName: 'a.jpg', contentType: 'image/jpeg' })).statusCode,
+    ).toBe(200);
     expect(await channelCount()).toBe(before + 1);
   });
 
@@ -131,10 +160,20 @@ describe.each(testDatabases)('bot API edge cases on %s', (database) => {
     const viaBot = await bot.multipart(t.app, '/group/file', [['gid', gid]], file);
     expect(summary(viaBot)).toMatchObject({ status: 403, code: 400308 });
     const adminBody = multipartBody([['channelId', gid]], [{ name: 'file', ...file }]);
-    const viaAdmin = await t.app.inject({ method: 'POST', url: '/api/v2/messages/files', headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': adminBody.contentType }, payload: adminBody.payload });
+    const viaAdmin = await t.app.inject({
+      method: 'POST',
+      url: '/api/v2/messages/files',
+      headers: { authorization: `Bearer ${t.adminToken}`, 'content-type': adminBody.contentType },
+      payload: adminBody.payload,
+    });
     expect(summary(viaAdmin)).toMatchObject({ status: 403, code: 400308 });
     const clientBody = multipartBody([], [{ name: 'file', ...file }]);
-    const viaClient = await t.app.inject({ method: 'POST', url: `/client/v1/channels/${gid}/files`, headers: { authorization: `Bearer ${ann.token}`, 'content-type': clientBody.contentType }, payload: clientBody.payload });
+    const viaClient = await t.app.inject({
+      method: 'POST',
+      url: `/client/v1/channels/${gid}/files`,
+      headers: { authorization: `Bearer ${ann.token}`, 'content-type': clientBody.contentType },
+      payload: clientBody.payload,
+    });
     expect(summary(viaClient)).toMatchObject({ status: 403, code: 400308 });
     const messages = await t.storage.db.selectFrom('messages').select('id').where('channel_id', '=', gid).execute();
     expect(messages).toEqual([]);
@@ -145,7 +184,8 @@ describe.each(testDatabases)('bot API edge cases on %s', (database) => {
   it("never moves a channel's lastActivity backwards (a later write stamped by an earlier clock)", async () => {
     const gid = t.uniqueId('g');
     await admin.createChannel(gid, { userIds: [bot.userId] });
-    const lastActivity = async () => Number((await t.storage.db.selectFrom('channels').select('last_activity').where('id', '=', gid).executeTakeFirstOrThrow()).last_activity);
+    const lastActivity = async () =>
+      Number((await t.storage.db.selectFrom('channels').select('last_activity').where('id', '=', gid).executeTakeFirstOrThrow()).last_activity);
     try {
       await admin.call('PUT', '/api/v2/test-clock', { offsetMs: 120_000 });
       expect((await bot.json(t.app, '/group/message', { gid, message: text('from the future') })).statusCode).toBe(200);

@@ -69,7 +69,11 @@ describe.each(testDatabases)('bot API on %s', (database) => {
     await admin.createUser(userId, { displayName: prefix, roles });
     const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
     const read = async (channelId: string, query = '') => {
-      const response = await t.app.inject({ method: 'GET', url: `/client/v1/channels/${channelId}/messages${query}`, headers: { authorization: `Bearer ${token}` } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/client/v1/channels/${channelId}/messages${query}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(response.statusCode, response.body).toBe(200);
       return response.json().data.messages as Array<{ messageId: string; userId: string; type: string; data: Record<string, unknown>; topicId: string | null }>;
     };
@@ -86,7 +90,10 @@ describe.each(testDatabases)('bot API on %s', (database) => {
   const picture = () => ({ data: jpeg, fileName: 'chart.jpg', contentType: 'image/jpeg' });
 
   async function channelCount(): Promise<number> {
-    const row = await t.storage.db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await t.storage.db
+      .selectFrom('channels')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -118,7 +125,12 @@ describe.each(testDatabases)('bot API on %s', (database) => {
       for (const channelId of [conversation, 'dm-00000000000000000000000000000000']) {
         const peek = await t.app.inject({ method: 'GET', url: `/client/v1/channels/${channelId}/messages`, headers: { authorization: `Bearer ${eve.token}` } });
         expect({ status: peek.statusCode, code: peek.json().code }).toEqual({ status: 404, code: 400400 });
-        const post = await t.app.inject({ method: 'POST', url: `/client/v1/channels/${channelId}/messages`, headers: { authorization: `Bearer ${eve.token}` }, payload: { type: 'text', data: { text: 'hi' } } });
+        const post = await t.app.inject({
+          method: 'POST',
+          url: `/client/v1/channels/${channelId}/messages`,
+          headers: { authorization: `Bearer ${eve.token}` },
+          payload: { type: 'text', data: { text: 'hi' } },
+        });
         expect({ status: post.statusCode, code: post.json().code }).toEqual({ status: 404, code: 400400 });
       }
     });
@@ -127,7 +139,15 @@ describe.each(testDatabases)('bot API on %s', (database) => {
       const ann = await userWithToken('ann');
       const conversation = (await bot.json(t.app, '/direct/message', { uid: ann.userId, message: text('private to Ann') })).json().message.groupId as string;
       const role = t.uniqueId('all-mod');
-      const permissions = ['EDIT_CHANNEL', 'ADD_CHANNEL_USER', 'REMOVE_CHANNEL_USER', 'BAN_USER_FROM_CHANNEL', 'MUTE_CHANNEL', 'MUTE_USER_INSIDE_CHANNEL', 'CLOSE_CHANNEL'];
+      const permissions = [
+        'EDIT_CHANNEL',
+        'ADD_CHANNEL_USER',
+        'REMOVE_CHANNEL_USER',
+        'BAN_USER_FROM_CHANNEL',
+        'MUTE_CHANNEL',
+        'MUTE_USER_INSIDE_CHANNEL',
+        'CLOSE_CHANNEL',
+      ];
       expect((await admin.call('PUT', '/api/v2/roles', { publicIds: [role], permissions })).statusCode).toBe(200);
       const mod = await userWithToken('mod', [role]);
       const as = (method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
@@ -146,7 +166,11 @@ describe.each(testDatabases)('bot API on %s', (database) => {
           expect({ url, status: response.statusCode, code: response.json().code }).toEqual({ url, status: 404, code: 400400 });
         }
       }
-      const read = await t.app.inject({ method: 'GET', url: `/client/v1/channels/${conversation}/messages`, headers: { authorization: `Bearer ${mod.token}` } });
+      const read = await t.app.inject({
+        method: 'GET',
+        url: `/client/v1/channels/${conversation}/messages`,
+        headers: { authorization: `Bearer ${mod.token}` },
+      });
       expect(read.statusCode).toBe(404);
       expect((await ann.read(conversation)).map((m) => m.data.text)).toEqual(['private to Ann']);
     });
@@ -154,7 +178,9 @@ describe.each(testDatabases)('bot API on %s', (database) => {
     it('message: concurrent first sends share one conversation', async () => {
       const kim = await userWithToken('kim');
       const before = await channelCount();
-      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => bot.json(t.app, '/direct/message', { uid: kim.userId, message: text(`burst ${i}`) })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => bot.json(t.app, '/direct/message', { uid: kim.userId, message: text(`burst ${i}`) })),
+      );
       expect(answers.map((answer) => answer.statusCode)).toEqual(Array(12).fill(200));
       const groups = new Set(answers.map((answer) => answer.json().message.groupId));
       expect(groups.size).toBe(1);
@@ -178,7 +204,12 @@ describe.each(testDatabases)('bot API on %s', (database) => {
       expect(unknown.json().message).toBe('User not found.');
       expectRefused(await bot.json(t.app, '/direct/message', { uid: bot.userId, message: text('me, myself') }), 400, 400000);
       // A malformed body or a wrong content type is a 400 in the envelope too.
-      const malformed = await t.app.inject({ method: 'POST', url: '/bot/v1/direct/message', headers: { authorization: `Bearer ${bot.token}`, 'content-type': 'application/json' }, payload: '{"uid":' });
+      const malformed = await t.app.inject({
+        method: 'POST',
+        url: '/bot/v1/direct/message',
+        headers: { authorization: `Bearer ${bot.token}`, 'content-type': 'application/json' },
+        payload: '{"uid":',
+      });
       expectRefused(malformed, 400, 400000);
       // None of these left a conversation behind.
       expect(await channelCount()).toBe(before);
@@ -186,7 +217,15 @@ describe.each(testDatabases)('bot API on %s', (database) => {
 
     it('picture: goes through the media path, with caption; bad image and missing file are refused', async () => {
       const ann = await userWithToken('ann');
-      const sent = await bot.multipart(t.app, '/direct/picture', [['uid', ann.userId], ['caption', 'the chart']], picture());
+      const sent = await bot.multipart(
+        t.app,
+        '/direct/picture',
+        [
+          ['uid', ann.userId],
+          ['caption', 'the chart'],
+        ],
+        picture(),
+      );
       expect(sent.statusCode, sent.body).toBe(200);
       expect(sent.json()).toMatchObject({ status: 'success', message: { type: 'image', threadId: '' } });
       const [message] = await ann.read(sent.json().message.groupId);
@@ -195,8 +234,23 @@ describe.each(testDatabases)('bot API on %s', (database) => {
       expect(small.statusCode).toBe(200);
       expect(small.headers['content-type']).toBe('image/jpeg');
 
-      expectRefused(await bot.multipart(t.app, '/direct/picture', [['uid', ann.userId]], { data: Buffer.from('not a picture'), fileName: 'x.jpg', contentType: 'image/jpeg' }), 400, 400000);
-      expectRefused(await bot.multipart(t.app, '/direct/picture', [['uid', ann.userId], ['caption', 'no file']]), 422, 500000);
+      expectRefused(
+        await bot.multipart(t.app, '/direct/picture', [['uid', ann.userId]], {
+          data: Buffer.from('not a picture'),
+          fileName: 'x.jpg',
+          contentType: 'image/jpeg',
+        }),
+        400,
+        400000,
+      );
+      expectRefused(
+        await bot.multipart(t.app, '/direct/picture', [
+          ['uid', ann.userId],
+          ['caption', 'no file'],
+        ]),
+        422,
+        500000,
+      );
       expectRefused(await bot.multipart(t.app, '/direct/picture', [['caption', 'no uid']], picture()), 422, 500000);
       expectRefused(await bot.multipart(t.app, '/direct/picture', [['uid', 'nobody-at-all']], picture()), 404, 400400);
       expectRefused(await bot.json(t.app, '/direct/picture', { uid: ann.userId }), 400, 400000);
@@ -255,16 +309,37 @@ describe.each(testDatabases)('bot API on %s', (database) => {
     it('picture and file: land in the group and topic; bad input is refused', async () => {
       const ann = await userWithToken('ann');
       const gid = await groupWith(ann.userId, bot.userId);
-      const pictured = await bot.multipart(t.app, '/group/picture', [['gid', gid], ['tid', 'charts'], ['caption', 'weekly']], picture());
+      const pictured = await bot.multipart(
+        t.app,
+        '/group/picture',
+        [
+          ['gid', gid],
+          ['tid', 'charts'],
+          ['caption', 'weekly'],
+        ],
+        picture(),
+      );
       expect(pictured.statusCode, pictured.body).toBe(200);
       expect(pictured.json()).toMatchObject({ status: 'success', message: { type: 'image', groupId: gid, threadId: 'charts' } });
-      const filed = await bot.multipart(t.app, '/group/file', [['gid', gid], ['tid', '']], file('notes.md', '# notes'));
+      const filed = await bot.multipart(
+        t.app,
+        '/group/file',
+        [
+          ['gid', gid],
+          ['tid', ''],
+        ],
+        file('notes.md', '# notes'),
+      );
       expect(filed.statusCode, filed.body).toBe(200);
       expect(filed.json()).toMatchObject({ message: { type: 'file', groupId: gid, threadId: '' } });
       expect((await ann.read(gid, '?tid=charts')).map((m) => [m.type, m.data.caption])).toEqual([['image', 'weekly']]);
       expect((await ann.read(gid, '?tid=')).map((m) => [m.type, m.data.fileName])).toEqual([['file', 'notes.md']]);
 
-      expectRefused(await bot.multipart(t.app, '/group/picture', [['gid', gid]], { data: Buffer.from('GIF89a broken'), fileName: 'x.gif', contentType: 'image/gif' }), 400, 400000);
+      expectRefused(
+        await bot.multipart(t.app, '/group/picture', [['gid', gid]], { data: Buffer.from('GIF89a broken'), fileName: 'x.gif', contentType: 'image/gif' }),
+        400,
+        400000,
+      );
       expectRefused(await bot.multipart(t.app, '/group/picture', [['gid', gid]]), 422, 500000);
       expectRefused(await bot.multipart(t.app, '/group/picture', [['caption', 'no gid']], picture()), 422, 500000);
       expectRefused(await bot.multipart(t.app, '/group/file', [['gid', gid]]), 422, 500000);
@@ -282,11 +357,35 @@ describe.each(testDatabases)('bot API on %s', (database) => {
       const gid = await groupWith(ann.userId, bot.userId);
       const before = await channelCount();
       expectRefused(await bot.json(t.app, '/direct/message', { uid: ann.userId, message: text(`say ${word}`) }), 403, 400308);
-      expectRefused(await bot.multipart(t.app, '/direct/picture', [['uid', ann.userId], ['caption', word]], picture()), 403, 400308);
+      expectRefused(
+        await bot.multipart(
+          t.app,
+          '/direct/picture',
+          [
+            ['uid', ann.userId],
+            ['caption', word],
+          ],
+          picture(),
+        ),
+        403,
+        400308,
+      );
       // A refused first message leaves no empty conversation behind.
       expect(await channelCount()).toBe(before);
       expectRefused(await bot.json(t.app, '/group/message', { gid, message: text(`${word}!`) }), 403, 400308);
-      expectRefused(await bot.multipart(t.app, '/group/picture', [['gid', gid], ['caption', word]], picture()), 403, 400308);
+      expectRefused(
+        await bot.multipart(
+          t.app,
+          '/group/picture',
+          [
+            ['gid', gid],
+            ['caption', word],
+          ],
+          picture(),
+        ),
+        403,
+        400308,
+      );
 
       const rule = await admin.call('POST', '/api/v2/whitelist/records', { regexs: ['https://docs.example.com'] });
       expect(rule.statusCode).toBe(200);
@@ -336,11 +435,24 @@ describe.each(testDatabases)('bot API on %s', (database) => {
       const ann = await userWithToken('ann');
       const payload = { uid: ann.userId, message: text('hello') };
       expectRefused(await t.app.inject({ method: 'POST', url: '/bot/v1/direct/message', payload }), 401, 400100);
-      expectRefused(await t.app.inject({ method: 'POST', url: '/bot/v1/direct/message', headers: { authorization: `Bearer ${ann.token}` }, payload }), 403, 400300);
-      expectRefused(await t.app.inject({ method: 'POST', url: '/bot/v1/direct/message', headers: { authorization: `Bearer ${t.adminToken}` }, payload }), 403, 400300);
+      expectRefused(
+        await t.app.inject({ method: 'POST', url: '/bot/v1/direct/message', headers: { authorization: `Bearer ${ann.token}` }, payload }),
+        403,
+        400300,
+      );
+      expectRefused(
+        await t.app.inject({ method: 'POST', url: '/bot/v1/direct/message', headers: { authorization: `Bearer ${t.adminToken}` }, payload }),
+        403,
+        400300,
+      );
       const upload = multipartBody([['uid', ann.userId]], [{ name: 'file', ...file() }]);
       expectRefused(
-        await t.app.inject({ method: 'POST', url: '/bot/v1/direct/file', headers: { authorization: `Bearer ${ann.token}`, 'content-type': upload.contentType }, payload: upload.payload }),
+        await t.app.inject({
+          method: 'POST',
+          url: '/bot/v1/direct/file',
+          headers: { authorization: `Bearer ${ann.token}`, 'content-type': upload.contentType },
+          payload: upload.payload,
+        }),
         403,
         400300,
       );
@@ -364,7 +476,9 @@ describe.each(testDatabases)('bot API on %s', (database) => {
       const created = stream.frames.find((f) => f.type === 'message.created');
       expect(created?.data).toMatchObject({ channelId: direct.message.groupId, type: 'text', topicId: null });
       // The conversation was created while the socket was open: its member.added came first.
-      expect(stream.frames.findIndex((f) => f.type === 'member.added' && f.data.channelId === direct.message.groupId)).toBeLessThan(stream.frames.indexOf(created as Frame));
+      expect(stream.frames.findIndex((f) => f.type === 'member.added' && f.data.channelId === direct.message.groupId)).toBeLessThan(
+        stream.frames.indexOf(created as Frame),
+      );
 
       await bot.json(t.app, '/group/message', { gid, tid: 'ops', message: text('deploy done') });
       await stream.waitFor((frames) => frames.some((f) => f.type === 'message.created' && f.data.data?.text === 'deploy done'));
@@ -403,10 +517,19 @@ describe.each(testDatabases)('bot rate limit on %s', (database) => {
     expect(retryAfter).toBeLessThanOrEqual(60);
     // Every endpoint draws on the same budget.
     const upload = multipartBody([['uid', userId]], [{ name: 'file', data: Buffer.from('x'), fileName: 'x.txt', contentType: 'text/plain' }]);
-    const file = await t.app.inject({ method: 'POST', url: '/bot/v1/direct/file', headers: { authorization: `Bearer ${chatty.token}`, 'content-type': upload.contentType }, payload: upload.payload });
+    const file = await t.app.inject({
+      method: 'POST',
+      url: '/bot/v1/direct/file',
+      headers: { authorization: `Bearer ${chatty.token}`, 'content-type': upload.contentType },
+      payload: upload.payload,
+    });
     expectRefused(file, 429, 400311);
     expect((await send(quiet)).statusCode).toBe(200);
-    const stored = await t.storage.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', chatty.userId).executeTakeFirstOrThrow();
+    const stored = await t.storage.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', chatty.userId)
+      .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(3);
   });
 });
@@ -441,12 +564,14 @@ describe.skipIf(!scaleOut)('bot API on two instances (one PostgreSQL, one Redis)
     try {
       const sent = await bot.json(a.app, '/group/message', { gid, message: text('from A') });
       expect(sent.statusCode, sent.body).toBe(200);
-      await stream.waitFor((frames) => frames.some((f) => f.type === 'message.created' && f.data.data?.text === 'from A')).catch(async (error: unknown) => {
-        // Where each relay stood and what the outbox held: enough to tell a lost wake-up from a routing miss.
-        const rows = await a.storage.db.selectFrom('outbox').select(['id', 'type']).execute();
-        process.stdout.write(`relay positions: A=${a.events.relay.position} B=${b.events.relay.position}; outbox=${JSON.stringify(rows)}\n`);
-        throw error;
-      });
+      await stream
+        .waitFor((frames) => frames.some((f) => f.type === 'message.created' && f.data.data?.text === 'from A'))
+        .catch(async (error: unknown) => {
+          // Where each relay stood and what the outbox held: enough to tell a lost wake-up from a routing miss.
+          const rows = await a.storage.db.selectFrom('outbox').select(['id', 'type']).execute();
+          process.stdout.write(`relay positions: A=${a.events.relay.position} B=${b.events.relay.position}; outbox=${JSON.stringify(rows)}\n`);
+          throw error;
+        });
       expect(stream.frames.find((f) => f.type === 'message.created')?.data).toMatchObject({ channelId: gid, messageId: sent.json().message.id });
     } finally {
       stream.socket.close();

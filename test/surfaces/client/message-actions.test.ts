@@ -9,7 +9,10 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 interface Frame {
   id: number;
   type: string;
-  data: { reaction?: { referenceId: string; reactionName: string; userId: string }; message?: { messageId: string; reactions: Record<string, number>; reactionsCount: number } };
+  data: {
+    reaction?: { referenceId: string; reactionName: string; userId: string };
+    message?: { messageId: string; reactions: Record<string, number>; reactionsCount: number };
+  };
 }
 
 describe.each(testDatabases)('client message reactions and flags on %s', (database) => {
@@ -48,7 +51,11 @@ describe.each(testDatabases)('client message reactions and flags on %s', (databa
   }
 
   async function messageOf(messageId: string) {
-    return (await admin.call('GET', `/api/v2/message/${messageId}`)).json().message as { reactions: Record<string, number>; reactionsCount: number; flagCount: number };
+    return (await admin.call('GET', `/api/v2/message/${messageId}`)).json().message as {
+      reactions: Record<string, number>;
+      reactionsCount: number;
+      flagCount: number;
+    };
   }
 
   it('lets a member react and take the reaction back; the answer carries the new summary', async () => {
@@ -92,7 +99,12 @@ describe.each(testDatabases)('client message reactions and flags on %s', (databa
         ['POST', `/client/v1/messages/${messageId}/flag`, undefined],
       ] as const) {
         const response = await user.as(method, url, body);
-        expect({ user: user.userId, url, status: response.statusCode, code: response.json().code }).toEqual({ user: user.userId, url, status: 403, code: 400301 });
+        expect({ user: user.userId, url, status: response.statusCode, code: response.json().code }).toEqual({
+          user: user.userId,
+          url,
+          status: 403,
+          code: 400301,
+        });
       }
     }
     // The removed member's earlier reaction stays; nothing of the refused calls was written.
@@ -142,7 +154,9 @@ describe.each(testDatabases)('client message reactions and flags on %s', (databa
     expect(repeat?.json()).toEqual({ status: 'success', flagged: false, flagCount: 1 });
 
     // Every flagger twice at once: each counts once.
-    const racing = await Promise.all(flaggers.flatMap((user) => [user.as('POST', `/client/v1/messages/${messageId}/flag`), user.as('POST', `/client/v1/messages/${messageId}/flag`)]));
+    const racing = await Promise.all(
+      flaggers.flatMap((user) => [user.as('POST', `/client/v1/messages/${messageId}/flag`), user.as('POST', `/client/v1/messages/${messageId}/flag`)]),
+    );
     expect(racing.every((response) => response.statusCode === 200)).toBe(true);
     expect(racing.filter((response) => response.json().flagged === true)).toHaveLength(11);
     expect((await messageOf(messageId)).flagCount).toBe(12);

@@ -71,7 +71,11 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
   }
 
   async function storedCount(channelId: string): Promise<number> {
-    const row = await t.storage.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('channel_id', '=', channelId).executeTakeFirstOrThrow();
+    const row = await t.storage.db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('channel_id', '=', channelId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -85,7 +89,15 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
     expect(sent.statusCode, sent.body).toBe(200);
     const body = sent.json();
     expect(body.status).toBe('success');
-    expect(body.data.messages[0]).toMatchObject({ channelId, userId: ann.userId, type: 'text', data: { text: 'hello bob' }, tags: ['greeting'], channelSegment: 1, topicId: null });
+    expect(body.data.messages[0]).toMatchObject({
+      channelId,
+      userId: ann.userId,
+      type: 'text',
+      data: { text: 'hello bob' },
+      tags: ['greeting'],
+      channelSegment: 1,
+      topicId: null,
+    });
     expect(body.data.users).toEqual([{ userId: ann.userId, displayName: 'ann person', avatar: '', isBot: false }]);
 
     const customResponse = await bob.as('POST', `/client/v1/channels/${channelId}/messages`, { type: 'custom', data: { card: { title: 'hi' } } });
@@ -178,7 +190,11 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
     expectRefused(await say(ann, channelId, 'after the ban'), 403, 400312);
     expectRefused(await ann.as('GET', `/client/v1/channels/${channelId}/messages`), 403, 400312);
     expectRefused(await ann.as('DELETE', `/client/v1/messages/${mine.messageId}`), 403, 400312);
-    const image = await ann.upload(`/client/v1/channels/${channelId}/images`, [], { data: await makeJpeg(20, 20), fileName: 'a.jpg', contentType: 'image/jpeg' });
+    const image = await ann.upload(`/client/v1/channels/${channelId}/images`, [], {
+      data: await makeJpeg(20, 20),
+      fileName: 'a.jpg',
+      contentType: 'image/jpeg',
+    });
     expectRefused(image, 403, 400312);
     await admin.call('POST', '/api/v2/users/unban', { userId: ann.userId });
     await said(ann, channelId, 'after the unban');
@@ -221,7 +237,10 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
   });
 
   async function latestId(): Promise<number> {
-    const row = await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+    const row = await t.storage.db
+      .selectFrom('outbox')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
     return Number(row?.id ?? 0);
   }
 
@@ -232,7 +251,12 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
     const mod = await userWithToken('chanmod');
     const channelId = await channelWith(ann, mod);
     // No API hands out channel roles yet; the row is where permissionsOf reads them.
-    await t.storage.db.updateTable('channel_members').set({ roles: JSON.stringify([role]) }).where('channel_id', '=', channelId).where('user_id', '=', mod.userId).execute();
+    await t.storage.db
+      .updateTable('channel_members')
+      .set({ roles: JSON.stringify([role]) })
+      .where('channel_id', '=', channelId)
+      .where('user_id', '=', mod.userId)
+      .execute();
     const first = await said(ann, channelId, 'first');
     const second = await said(ann, channelId, 'second');
     expect((await mod.as('DELETE', `/client/v1/messages/${first.messageId}`)).statusCode).toBe(200);
@@ -247,7 +271,14 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
     const channelId = await channelWith(ann);
     const jpeg = await makeJpeg(800, 600);
 
-    const image = await ann.upload(`/client/v1/channels/${channelId}/images`, [['caption', 'a view'], ['tags', 'photo']], { data: jpeg, fileName: 'view.jpg', contentType: 'image/jpeg' });
+    const image = await ann.upload(
+      `/client/v1/channels/${channelId}/images`,
+      [
+        ['caption', 'a view'],
+        ['tags', 'photo'],
+      ],
+      { data: jpeg, fileName: 'view.jpg', contentType: 'image/jpeg' },
+    );
     expect(image.statusCode, image.body).toBe(200);
     const imageMessage = image.json().data.messages[0];
     expect(imageMessage).toMatchObject({ type: 'image', userId: ann.userId, data: { caption: 'a view' }, tags: ['photo'] });
@@ -255,7 +286,11 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
     expect(served.statusCode).toBe(200);
     expect(served.headers['content-type']).toBe('image/jpeg');
 
-    const file = await ann.upload(`/client/v1/channels/${channelId}/files`, [], { data: Buffer.from('plain words'), fileName: 'notes.txt', contentType: 'text/plain' });
+    const file = await ann.upload(`/client/v1/channels/${channelId}/files`, [], {
+      data: Buffer.from('plain words'),
+      fileName: 'notes.txt',
+      contentType: 'text/plain',
+    });
     expect(file.statusCode, file.body).toBe(200);
     const fileMessage = file.json().data.messages[0];
     expect(fileMessage).toMatchObject({ type: 'file', data: { fileName: 'notes.txt', size: 11 } });
@@ -271,11 +306,23 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
     expectRefused(await outsider.as('GET', `/client/v1/messages/${fileMessage.messageId}/files`), 403, 400301);
     expectRefused(await ann.as('GET', `/client/v1/messages/${fileMessage.messageId}/images`), 404, 400400);
 
-    expectRefused(await ann.upload(`/client/v1/channels/${channelId}/images`, [], { data: Buffer.from('not an image'), fileName: 'x.jpg', contentType: 'image/jpeg' }), 400, 400000);
+    expectRefused(
+      await ann.upload(`/client/v1/channels/${channelId}/images`, [], { data: Buffer.from('not an image'), fileName: 'x.jpg', contentType: 'image/jpeg' }),
+      400,
+      400000,
+    );
     expectRefused(await ann.upload(`/client/v1/channels/${channelId}/files`, [['tags', 'x']]), 422, 500000);
-    expectRefused(await outsider.upload(`/client/v1/channels/${channelId}/images`, [], { data: jpeg, fileName: 'view.jpg', contentType: 'image/jpeg' }), 403, 400301);
+    expectRefused(
+      await outsider.upload(`/client/v1/channels/${channelId}/images`, [], { data: jpeg, fileName: 'view.jpg', contentType: 'image/jpeg' }),
+      403,
+      400301,
+    );
     await admin.call('PUT', `/api/v2/channel/${channelId}/mute`, { mutePeriod: 60_000 });
-    expectRefused(await ann.upload(`/client/v1/channels/${channelId}/files`, [], { data: Buffer.from('x'), fileName: 'x.txt', contentType: 'text/plain' }), 403, 400303);
+    expectRefused(
+      await ann.upload(`/client/v1/channels/${channelId}/files`, [], { data: Buffer.from('x'), fileName: 'x.txt', contentType: 'text/plain' }),
+      403,
+      400303,
+    );
     expect(await storedCount(channelId)).toBe(2);
   });
 
@@ -285,7 +332,11 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
     const ann = await userWithToken('ann');
     const channelId = await channelWith(ann);
     expectRefused(await say(ann, channelId, `this says ${word} out loud`), 403, 400308);
-    const image = await ann.upload(`/client/v1/channels/${channelId}/images`, [['caption', word]], { data: await makeJpeg(20, 20), fileName: 'a.jpg', contentType: 'image/jpeg' });
+    const image = await ann.upload(`/client/v1/channels/${channelId}/images`, [['caption', word]], {
+      data: await makeJpeg(20, 20),
+      fileName: 'a.jpg',
+      contentType: 'image/jpeg',
+    });
     expectRefused(image, 403, 400308);
     expect(await storedCount(channelId)).toBe(0);
   });

@@ -97,7 +97,12 @@ describe.each(testDatabases)('client API moderation on %s', (database) => {
       const channelId = t.uniqueId('race');
       await admin.createChannel(channelId, { userIds: [userId] });
       const send = (n: number) =>
-        t.app.inject({ method: 'POST', url: `/client/v1/channels/${channelId}/messages`, headers: { authorization: `Bearer ${token}` }, payload: { type: 'text', data: { text: `m${n}` } } });
+        t.app.inject({
+          method: 'POST',
+          url: `/client/v1/channels/${channelId}/messages`,
+          headers: { authorization: `Bearer ${token}` },
+          payload: { type: 'text', data: { text: `m${n}` } },
+        });
       const first = Array.from({ length: SENDS / 2 }, (_, n) => send(n));
       for (let turn = 0; turn < turns; turn += 1) await new Promise((resolve) => setImmediate(resolve));
       const moderation = admin.call(method, `/api/v2/channel/${channelId}/${path}`, { userIds: [userId] });
@@ -120,7 +125,10 @@ describe.each(testDatabases)('client API moderation on %s', (database) => {
       expect(created.map((event) => event.messageId).sort()).toEqual([...accepted].sort());
       const removedAt = events.find((event) => event.type === 'member.removed')?.id;
       expect(removedAt).toBeDefined();
-      expect(created.filter((event) => event.id > (removedAt as number)), `after ${turns} turns`).toEqual([]);
+      expect(
+        created.filter((event) => event.id > (removedAt as number)),
+        `after ${turns} turns`,
+      ).toEqual([]);
     }
   });
 });

@@ -27,9 +27,15 @@ describe.each(testDatabases)('reactions racing a ban on %s', (database) => {
       const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
       const channelId = t.uniqueId('race');
       await admin.createChannel(channelId, { userIds: [userId] });
-      const messageId = (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: 'react to me' } })).json().data.messages[0].messageId;
+      const messageId = (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text: 'react to me' } })).json().data.messages[0]
+        .messageId;
       const react = (n: number) =>
-        t.app.inject({ method: 'POST', url: `/client/v1/messages/${messageId}/reactions`, headers: { authorization: `Bearer ${token}` }, payload: { reactionName: `r${n}` } });
+        t.app.inject({
+          method: 'POST',
+          url: `/client/v1/messages/${messageId}/reactions`,
+          headers: { authorization: `Bearer ${token}` },
+          payload: { reactionName: `r${n}` },
+        });
       const first = Array.from({ length: REACTIONS / 2 }, (_, n) => react(n));
       for (let turn = 0; turn < turns; turn += 1) await new Promise((resolve) => setImmediate(resolve));
       const ban = admin.call('POST', `/api/v2/channel/${channelId}/users/ban`, { userIds: [userId] });

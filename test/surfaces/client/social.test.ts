@@ -39,7 +39,12 @@ describe.each(testDatabases)('communities, posts, comments and reactions on %s',
     expect(await bob.ok('POST', `/client/v1/communities/${communityId}/leave`)).toMatchObject({ memberCount: 1, isMember: false });
     expect(await bob.ok('POST', `/client/v1/communities/${communityId}/leave`)).toMatchObject({ memberCount: 1 });
     expect((await bob.call('POST', `/client/v1/communities/${t.uniqueId('nope')}/join`)).json().code).toBe(400400);
-    const stints = await t.storage.db.selectFrom('community_members').selectAll().where('user_id', '=', bob.userId).where('community_id', '=', communityId).execute();
+    const stints = await t.storage.db
+      .selectFrom('community_members')
+      .selectAll()
+      .where('user_id', '=', bob.userId)
+      .where('community_id', '=', communityId)
+      .execute();
     expect(stints).toHaveLength(1);
     expect(stints[0]?.left_at).toBeGreaterThan(Number(stints[0]?.joined_at));
   });
@@ -67,7 +72,10 @@ describe.each(testDatabases)('communities, posts, comments and reactions on %s',
     const postId = await kit.post(ann, null);
     const comment = await bob.ok<Record<string, unknown>>('POST', `/client/v1/posts/${postId}/comments`, { text: 'nice' });
     expect(comment).toMatchObject({ postId, userId: bob.userId, parentId: null, text: 'nice' });
-    const reply = await ann.ok<{ commentId: string; parentId: string }>('POST', `/client/v1/posts/${postId}/comments`, { text: 'thanks', parentId: comment.commentId as string });
+    const reply = await ann.ok<{ commentId: string; parentId: string }>('POST', `/client/v1/posts/${postId}/comments`, {
+      text: 'thanks',
+      parentId: comment.commentId as string,
+    });
     expect(reply.parentId).toBe(comment.commentId);
     expect((await ann.call('POST', `/client/v1/posts/${postId}/comments`, { text: 'x', parentId: 'nope' })).statusCode).toBe(404);
     expect((await cy.call('DELETE', `/client/v1/comments/${comment.commentId as string}`)).json().code).toBe(400301);
@@ -97,10 +105,17 @@ describe.each(testDatabases)('communities, posts, comments and reactions on %s',
       const stored = await t.storage.db.selectFrom('posts').select('reactions').where('id', '=', postId).executeTakeFirstOrThrow();
       return Object.entries(JSON.parse(stored.reactions) as Record<string, unknown>).sort();
     };
-    expect(await counts()).toEqual([['__proto__', 1], ['constructor', 2], ['toString', 1]]);
+    expect(await counts()).toEqual([
+      ['__proto__', 1],
+      ['constructor', 2],
+      ['toString', 1],
+    ]);
     await bob.ok('DELETE', `/client/v1/posts/${postId}/reactions/constructor`);
     await bob.ok('DELETE', `/client/v1/posts/${postId}/reactions/__proto__`);
-    expect(await counts()).toEqual([['constructor', 1], ['toString', 1]]);
+    expect(await counts()).toEqual([
+      ['constructor', 1],
+      ['toString', 1],
+    ]);
   });
 
   it("tells the owner's stream that their tray changed (tray.updated), and no one else's", async () => {

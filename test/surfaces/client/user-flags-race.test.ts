@@ -39,7 +39,13 @@ describe.each(testDatabases)('flag counters on %s', (database) => {
       const answers = (await Promise.all(requests)) as Array<{ statusCode: number }>;
       expect(answers.every((a) => a.statusCode === 200)).toBe(true);
       const rows = Number(
-        (await t.storage.db.selectFrom('user_flags').select((eb) => eb.fn.countAll().as('n')).where('target_user_id', '=', target.userId).executeTakeFirstOrThrow()).n,
+        (
+          await t.storage.db
+            .selectFrom('user_flags')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('target_user_id', '=', target.userId)
+            .executeTakeFirstOrThrow()
+        ).n,
       );
       const user = (await admin.call('GET', `/api/v2/users?search=${target.userId}`)).json().users[0].info;
       if (user.flagCount !== rows) drift.push({ round, flagCount: user.flagCount, rows });

@@ -30,7 +30,12 @@ describe.each(testDatabases)('the tray switch on %s', (database) => {
       for (const headers of [{ authorization: `Bearer ${user.token}` }, {}]) {
         const response = await t.app.inject({ ...call, headers });
         expect(response.statusCode).toBe(403);
-        expect(response.json()).toEqual({ status: 'error', code: 400300, message: 'The notification tray is not enabled on this server.', data: { detail: [], fields: [] } });
+        expect(response.json()).toEqual({
+          status: 'error',
+          code: 400300,
+          message: 'The notification tray is not enabled on this server.',
+          data: { detail: [], fields: [] },
+        });
       }
     }
     // The sources keep working, and nothing is aggregated while the tray is off.
@@ -84,7 +89,11 @@ describe.each(testDatabases)('the tray history rate limit on %s', (database) => 
     expect((await bob.call('GET', '/notifications/history')).statusCode).toBe(200);
     expect((await ann.call('POST', '/notifications/last-read')).statusCode).toBe(200);
     // No body, but labelled JSON, as HTTP clients set up for JSON send it.
-    const labelled = await t.app.inject({ method: 'POST', url: '/notifications/last-read', headers: { authorization: `Bearer ${ann.token}`, 'content-type': 'application/json' } });
+    const labelled = await t.app.inject({
+      method: 'POST',
+      url: '/notifications/last-read',
+      headers: { authorization: `Bearer ${ann.token}`, 'content-type': 'application/json' },
+    });
     expect(labelled.statusCode, labelled.body).toBe(200);
     expect(labelled.json()).toBe('success');
     await sleep(1050);
@@ -132,7 +141,8 @@ describe.runIf(REDIS_URL)('the rate limit shared through Redis', () => {
         await trayKit(t).admin.createUser(userId);
         const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
         const statuses: number[] = [];
-        for (let i = 0; i < times; i += 1) statuses.push((await t.app.inject({ method: 'GET', url: '/notifications/history', headers: { authorization: `Bearer ${token}` } })).statusCode);
+        for (let i = 0; i < times; i += 1)
+          statuses.push((await t.app.inject({ method: 'GET', url: '/notifications/history', headers: { authorization: `Bearer ${token}` } })).statusCode);
         return statuses;
       };
       expect(await historyStatuses(first, 6)).toEqual([200, 200, 200, 200, 200, 429]);

@@ -123,12 +123,14 @@ describe.each(testDatabases)('tray history paging on %s', (database) => {
     for (const member of members.slice(0, 4)) await kit.like(member, postId, 'wow');
     const joining = members.slice(4);
     const calls = [
-      ...members.slice(0, 4).flatMap((member) => [
-        member.call('POST', `/client/v1/posts/${postId}/comments`, { text: 'at once' }),
-        member.call('POST', `/client/v1/posts/${postId}/reactions`, { reactionName: 'like' }),
-        member.call('DELETE', `/client/v1/posts/${postId}/reactions/wow`),
-        member.call('POST', '/client/v1/posts', { communityId, text: 'me too' }),
-      ]),
+      ...members
+        .slice(0, 4)
+        .flatMap((member) => [
+          member.call('POST', `/client/v1/posts/${postId}/comments`, { text: 'at once' }),
+          member.call('POST', `/client/v1/posts/${postId}/reactions`, { reactionName: 'like' }),
+          member.call('DELETE', `/client/v1/posts/${postId}/reactions/wow`),
+          member.call('POST', '/client/v1/posts', { communityId, text: 'me too' }),
+        ]),
       ...joining.map((member) => member.call('POST', `/client/v1/communities/${communityId}/join`)),
     ];
     const answers = await Promise.all(calls);

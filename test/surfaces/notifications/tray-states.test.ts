@@ -171,10 +171,23 @@ describe.each(testDatabases)('tray records: states and transitions on %s', (data
     const rows = () => t.storage.db.selectFrom('tray_records').select('id').where('owner_key', '=', `u:${owner.userId}`).execute();
     expect(await rows()).toHaveLength(3); // still stored, never shown
 
-    const tray = createTrayService({ db: t.storage.db, clock: t.clock, intervalsOf: (userId, since) => createSocialStore(t.storage.db, t.storage.dialect).intervalsOf(userId, since) });
+    const tray = createTrayService({
+      db: t.storage.db,
+      clock: t.clock,
+      intervalsOf: (userId, since) => createSocialStore(t.storage.db, t.storage.dialect).intervalsOf(userId, since),
+    });
     expect(await tray.purgeExpired()).toBeGreaterThanOrEqual(2);
     expect(await rows()).toHaveLength(1);
-    const leftovers = await t.storage.db.selectFrom('tray_contributions').select('source_key').where('record_id', 'not in', (await rows()).map((row) => row.id)).where('actor_id', '=', ann.userId).execute();
+    const leftovers = await t.storage.db
+      .selectFrom('tray_contributions')
+      .select('source_key')
+      .where(
+        'record_id',
+        'not in',
+        (await rows()).map((row) => row.id),
+      )
+      .where('actor_id', '=', ann.userId)
+      .execute();
     expect(leftovers).toEqual([]);
   });
 
@@ -280,7 +293,11 @@ describe.each(testDatabases)('tray records: states and transitions on %s', (data
   it('POST /notifications/last-read sets lastReadDate to the read moment; the tray id is stable', async () => {
     const owner = await kit.user('owner');
     const first = await kit.history(owner);
-    expect(first.lastRead).toEqual({ ch_uid: expect.stringMatching(/^[0-9a-f]{24}$/), netid_uid: expect.stringMatching(new RegExp(`^[0-9a-f]{24}_${owner.userId}$`)), lastReadDate: null });
+    expect(first.lastRead).toEqual({
+      ch_uid: expect.stringMatching(/^[0-9a-f]{24}$/),
+      netid_uid: expect.stringMatching(new RegExp(`^[0-9a-f]{24}_${owner.userId}$`)),
+      lastReadDate: null,
+    });
     const before = t.clock.now();
     const response = await owner.call('POST', '/notifications/last-read');
     expect(response.statusCode).toBe(200);

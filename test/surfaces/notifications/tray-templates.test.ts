@@ -35,7 +35,11 @@ describe.each(testDatabases)('tray templates on %s', (database) => {
     for (const [index, name] of people.entries()) actors.push(await kit.user(`actor${index + 1}`, name));
     // Every actor has an avatar: imageUrl is the latest actor's.
     for (const [index, actor] of actors.entries()) {
-      await t.storage.db.updateTable('users').set({ avatar: `avatar${index + 1}` }).where('id', '=', actor.userId).execute();
+      await t.storage.db
+        .updateTable('users')
+        .set({ avatar: `avatar${index + 1}` })
+        .where('id', '=', actor.userId)
+        .execute();
     }
   });
   afterAll(async () => {
@@ -66,7 +70,15 @@ describe.each(testDatabases)('tray templates on %s', (database) => {
   });
 
   it.each(COUNTS)('post on a user feed, %i actor(s): notifies nobody', async (count) => {
-    const records = async () => Number((await t.storage.db.selectFrom('tray_records').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const records = async () =>
+      Number(
+        (
+          await t.storage.db
+            .selectFrom('tray_records')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await records();
     for (const actor of actors.slice(0, count)) await kit.post(actor, null);
     await kit.settle();

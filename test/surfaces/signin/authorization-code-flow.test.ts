@@ -73,7 +73,10 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
 
   it('exchanges a code for the token response of API-CONVENTIONS.md, with an HS256 ID token keyed by the secret', async () => {
     const { person, client, code } = await s.codeFor({ extra: { nonce: 'n-0S6_WzA2Mj' } });
-    const response = await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, { id: client.clientId, secret: client.clientSecret as string });
+    const response = await s.token(
+      { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri },
+      { id: client.clientId, secret: client.clientSecret as string },
+    );
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(response.headers['cache-control']).toBe('no-cache, no-store');
@@ -95,14 +98,21 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     const me = await t.app.inject({ method: 'GET', url: '/client/v1/me', headers: { authorization: `Bearer ${body.access_token}` } });
     expect(me.statusCode).toBe(200);
     // Stored hashed only.
-    const rows = JSON.stringify(await t.storage.db.selectFrom('tokens').selectAll().execute()) + JSON.stringify(await t.storage.db.selectFrom('refresh_tokens').selectAll().execute());
+    const rows =
+      JSON.stringify(await t.storage.db.selectFrom('tokens').selectAll().execute()) +
+      JSON.stringify(await t.storage.db.selectFrom('refresh_tokens').selectAll().execute());
     expect(rows).not.toContain(body.access_token);
     expect(rows).not.toContain(body.refresh_token);
   });
 
   it('puts name and email, not firstname and lastname, in the ID token for scope openid profile', async () => {
     const { client, code } = await s.codeFor({ scope: 'openid profile' });
-    const body = (await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, { id: client.clientId, secret: client.clientSecret as string })).json();
+    const body = (
+      await s.token(
+        { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri },
+        { id: client.clientId, secret: client.clientSecret as string },
+      )
+    ).json();
     expect(body.scope).toBe('openid profile');
     const claims = decodeJwt(body.id_token);
     expect(Object.keys(claims).sort()).toEqual(['aud', 'email', 'exp', 'iat', 'iss', 'name', 'sub']);
@@ -111,19 +121,56 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
 
   it('answers userinfo with every field as a string, never null, on GET and POST', async () => {
     const { person, client, code } = await s.codeFor();
-    const { access_token: accessToken } = (await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, { id: client.clientId, secret: client.clientSecret as string })).json();
+    const { access_token: accessToken } = (
+      await s.token(
+        { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri },
+        { id: client.clientId, secret: client.clientSecret as string },
+      )
+    ).json();
     for (const method of ['GET', 'POST'] as const) {
       const response = await t.app.inject({ method, url: '/userinfo', headers: { authorization: `Bearer ${accessToken}` } });
       expect(response.statusCode).toBe(200);
       const info = response.json();
-      for (const field of ['_id', 'nid', 'network_admin', 'username', 'firstname', 'lastname', 'email', 'avatar', 'position', 'status', 'sub', 'name', 'given_name', 'family_name', 'preferred_username', 'picture', 'title', 'networkId']) {
+      for (const field of [
+        '_id',
+        'nid',
+        'network_admin',
+        'username',
+        'firstname',
+        'lastname',
+        'email',
+        'avatar',
+        'position',
+        'status',
+        'sub',
+        'name',
+        'given_name',
+        'family_name',
+        'preferred_username',
+        'picture',
+        'title',
+        'networkId',
+      ]) {
         expect(typeof info[field], field).toBe('string');
       }
-      expect(info).toMatchObject({ _id: person.userId, sub: person.userId, username: person.username, given_name: 'Ada', family_name: 'Lovelace', avatar: '', position: '' });
+      expect(info).toMatchObject({
+        _id: person.userId,
+        sub: person.userId,
+        username: person.username,
+        given_name: 'Ada',
+        family_name: 'Lovelace',
+        avatar: '',
+        position: '',
+      });
       expect(info.extras).toEqual({});
       expect(info.nid).toBe(info.networkId);
     }
-    const viaForm = await t.app.inject({ method: 'POST', url: '/userinfo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `access_token=${accessToken}` });
+    const viaForm = await t.app.inject({
+      method: 'POST',
+      url: '/userinfo',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `access_token=${accessToken}`,
+    });
     expect(viaForm.statusCode).toBe(200);
 
     const missing = await t.app.inject({ method: 'GET', url: '/userinfo' });
@@ -133,7 +180,13 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     const bad = await t.app.inject({ method: 'GET', url: '/userinfo', headers: { authorization: 'Bearer nope' } });
     expect(bad.statusCode).toBe(401);
     expect(bad.headers['www-authenticate']).toContain('error="invalid_token"');
-    expect(bad.json()).toMatchObject({ status: 'error', code: 400100, error: 'invalid_token', error_description: 'Token is invalid or expired.', data: { detail: [] } });
+    expect(bad.json()).toMatchObject({
+      status: 'error',
+      code: 400100,
+      error: 'invalid_token',
+      error_description: 'Token is invalid or expired.',
+      data: { detail: [] },
+    });
   });
 
   it('rotates refresh tokens, and a reused refresh token revokes its whole family', async () => {
@@ -175,7 +228,13 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
 
   it('accepts client credentials in the form body and Basic credentials form-encoded or raw', async () => {
     const viaBody = await s.codeFor();
-    const body = await s.token({ grant_type: 'authorization_code', code: viaBody.code, redirect_uri: viaBody.client.redirectUri, client_id: viaBody.client.clientId, client_secret: viaBody.client.clientSecret as string });
+    const body = await s.token({
+      grant_type: 'authorization_code',
+      code: viaBody.code,
+      redirect_uri: viaBody.client.redirectUri,
+      client_id: viaBody.client.clientId,
+      client_secret: viaBody.client.clientSecret as string,
+    });
     expect(body.statusCode).toBe(200);
 
     const viaEncoded = await s.codeFor();
@@ -193,7 +252,14 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     const GRANT_REFUSED = 'This grant_type is not supported: use authorization_code, refresh_token or client_credentials.';
     const response = await s.token({ grant_type: 'password', username: 'a', password: 'b' });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({ status: 'error', code: 400000, message: GRANT_REFUSED, data: { detail: [], fields: [] }, error: 'unsupported_grant_type', error_description: GRANT_REFUSED });
+    expect(response.json()).toEqual({
+      status: 'error',
+      code: 400000,
+      message: GRANT_REFUSED,
+      data: { detail: [], fields: [] },
+      error: 'unsupported_grant_type',
+      error_description: GRANT_REFUSED,
+    });
     expect(response.headers['cache-control']).toBe('no-cache, no-store');
     const json = await t.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'authorization_code' } });
     expect(json.json()).toMatchObject({ error: 'invalid_request', code: 400000 });
@@ -221,14 +287,30 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     const without = s.redirectParams(await s.authorize(s.authorizeQuery(base), cookie));
     expect(without.get('error')).toBe('invalid_request');
     expect(without.get('state')).toBe('pk');
-    const plain = s.redirectParams(await s.authorize(s.authorizeQuery({ ...base, code_challenge: pkcePair().challenge, code_challenge_method: 'plain' }), cookie));
+    const plain = s.redirectParams(
+      await s.authorize(s.authorizeQuery({ ...base, code_challenge: pkcePair().challenge, code_challenge_method: 'plain' }), cookie),
+    );
     expect(plain.get('error')).toBe('invalid_request');
 
     const pkce = pkcePair();
-    const code = s.redirectParams(await s.authorize(s.authorizeQuery({ ...base, code_challenge: pkce.challenge, code_challenge_method: 'S256' }), cookie)).get('code') as string;
-    const wrong = await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, client_id: client.clientId, code_verifier: pkcePair().verifier });
+    const code = s
+      .redirectParams(await s.authorize(s.authorizeQuery({ ...base, code_challenge: pkce.challenge, code_challenge_method: 'S256' }), cookie))
+      .get('code') as string;
+    const wrong = await s.token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirectUri,
+      client_id: client.clientId,
+      code_verifier: pkcePair().verifier,
+    });
     expect(wrong.json().error).toBe('invalid_grant');
-    const right = await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, client_id: client.clientId, code_verifier: pkce.verifier });
+    const right = await s.token({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirectUri,
+      client_id: client.clientId,
+      code_verifier: pkce.verifier,
+    });
     expect(right.statusCode).toBe(200);
     // A public client's ID token is RS256, checked against /oauth/jwks.
     const idToken = right.json().id_token as string;
@@ -243,8 +325,17 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     const person = await s.createPerson();
     const cookie = await s.login(person.username, person.password);
     const client = await s.createOAuthClient({ idTokenSignedResponseAlg: 'RS256' });
-    const code = s.redirectParams(await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid' }), cookie)).get('code') as string;
-    const body = (await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, { id: client.clientId, secret: client.clientSecret as string })).json();
+    const code = s
+      .redirectParams(
+        await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid' }), cookie),
+      )
+      .get('code') as string;
+    const body = (
+      await s.token(
+        { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri },
+        { id: client.clientId, secret: client.clientSecret as string },
+      )
+    ).json();
     const header = decodeProtectedHeader(body.id_token);
     expect(header.alg).toBe('RS256');
     const jwks = (await t.app.inject({ method: 'GET', url: '/oauth/jwks' })).json();
@@ -260,7 +351,9 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     expect(response.statusCode).toBe(302);
     expect(String(response.headers.location).startsWith(`${registered}&code=`)).toBe(true);
     const code = s.redirectParams(response).get('code') as string;
-    const body = (await s.token({ grant_type: 'authorization_code', code, redirect_uri: registered }, { id: client.clientId, secret: client.clientSecret as string })).json();
+    const body = (
+      await s.token({ grant_type: 'authorization_code', code, redirect_uri: registered }, { id: client.clientId, secret: client.clientSecret as string })
+    ).json();
     expect(body.scope).toBe('openid profile');
   });
 
@@ -272,7 +365,14 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
       method: 'POST',
       url: '/oauth/authorize',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', state: 'posted', unknown_param: 'ignored' }),
+      payload: s.authorizeQuery({
+        response_type: 'code',
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: 'openid',
+        state: 'posted',
+        unknown_param: 'ignored',
+      }),
     });
     expect(response.statusCode).toBe(303);
     expect(s.redirectParams(response).get('state')).toBe('posted');
@@ -303,7 +403,10 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     expect(logout.statusCode).toBe(200);
     expect(logout.body).toContain('You are signed out');
     const client = await s.createOAuthClient();
-    const after = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid' }), cookie);
+    const after = await s.authorize(
+      s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid' }),
+      cookie,
+    );
     expect(after.headers.location).toMatch(/^\/login\?/);
   });
 });

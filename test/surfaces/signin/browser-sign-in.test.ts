@@ -23,14 +23,25 @@ function startRelyingParty(parleyBase: () => string, client: () => { clientId: s
       const state = randomBytes(22).toString('base64url');
       states.set(session, state);
       const authorize = new URL('/oauth/authorize', parleyBase());
-      authorize.search = new URLSearchParams({ response_type: 'code', client_id: client().clientId, redirect_uri: redirectUri, scope: 'openid profile', state }).toString();
+      authorize.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: client().clientId,
+        redirect_uri: redirectUri,
+        scope: 'openid profile',
+        state,
+      }).toString();
       response.writeHead(302, { location: authorize.toString(), 'set-cookie': `rp=${session}; HttpOnly; SameSite=Lax; Path=/` });
       response.end();
       return;
     }
     if (url.pathname === '/callback') {
       const session = /(?:^|;\s*)rp=([^;]+)/.exec(request.headers.cookie ?? '')?.[1] ?? '';
-      received.push({ code: url.searchParams.get('code'), state: url.searchParams.get('state'), expected: states.get(session), error: url.searchParams.get('error') });
+      received.push({
+        code: url.searchParams.get('code'),
+        state: url.searchParams.get('state'),
+        expected: states.get(session),
+        error: url.searchParams.get('error'),
+      });
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end('<!doctype html><title>RP</title><h1>Signed in at the relying party</h1>');
       return;
@@ -57,7 +68,10 @@ describe.skipIf(!hasChromium).each(testDatabases)('sign-in in a real browser (Ch
     parleyBase = `http://127.0.0.1:${port}`;
     t = await startTestApp(database, { PUBLIC_URL: parleyBase });
     await t.app.listen({ port, host: '127.0.0.1' });
-    rp = startRelyingParty(() => parleyBase, () => registered);
+    rp = startRelyingParty(
+      () => parleyBase,
+      () => registered,
+    );
     rpBase = await rp.listen();
     const s = signInClient(t);
     registered = await s.createOAuthClient({ redirectUris: [`${rpBase}/callback`] });
@@ -112,7 +126,10 @@ describe.skipIf(!hasChromium).each(testDatabases)('sign-in in a real browser (Ch
 
       // The code works at the token endpoint.
       const code = rp.received.at(-1)?.code as string;
-      const token = await s.token({ grant_type: 'authorization_code', code, redirect_uri: `${rpBase}/callback` }, { id: registered.clientId, secret: registered.clientSecret as string });
+      const token = await s.token(
+        { grant_type: 'authorization_code', code, redirect_uri: `${rpBase}/callback` },
+        { id: registered.clientId, secret: registered.clientSecret as string },
+      );
       expect(token.statusCode).toBe(200);
 
       // Logout from the page ends the session: the next visit shows the form again.

@@ -20,14 +20,25 @@ describe('id_token_hint', () => {
   });
 
   const hintFor = (sub: string, iss: string) =>
-    new SignJWT({ sub, aud: 'x' }).setProtectedHeader({ alg: 'HS256' }).setIssuer(iss).setIssuedAt().sign(new TextEncoder().encode('k'.repeat(32)));
+    new SignJWT({ sub, aud: 'x' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(iss)
+      .setIssuedAt()
+      .sign(new TextEncoder().encode('k'.repeat(32)));
 
   it('a user who signs in as someone other than the hinted subject gets an answer, not the same login page again', async () => {
     const client = await s.createOAuthClient();
     const hinted = await s.createPerson();
     const other = await s.createPerson();
     const hint = await hintFor(hinted.userId, 'http://127.0.0.1:8080');
-    const query = s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', state: 'st', id_token_hint: hint });
+    const query = s.authorizeQuery({
+      response_type: 'code',
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      scope: 'openid',
+      state: 'st',
+      id_token_hint: hint,
+    });
     let cookie = '';
     const outcomes: string[] = [];
     for (let round = 0; round < 3; round++) {
@@ -50,7 +61,14 @@ describe('id_token_hint', () => {
     const cookie = await s.login(person.username, person.password);
     const foreign = await hintFor('someone-elsewhere', 'https://other-idp.example');
     const response = await s.authorize(
-      s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none', id_token_hint: foreign }),
+      s.authorizeQuery({
+        response_type: 'code',
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: 'openid',
+        prompt: 'none',
+        id_token_hint: foreign,
+      }),
       cookie,
     );
     const params = s.redirectParams(response);

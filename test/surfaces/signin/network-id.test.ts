@@ -12,14 +12,20 @@ describe.each([
   { label: 'unset: an id of the database', env: {} as Record<string, string>, expected: null },
   { label: 'PARLEY_NETWORK_ID', env: { PARLEY_NETWORK_ID: 'noomers' }, expected: 'noomers' },
 ])('the network id ($label)', ({ env, expected }) => {
-  it('is the same in userinfo and in the signed-in user\'s tray records', async () => {
+  it("is the same in userinfo and in the signed-in user's tray records", async () => {
     const t = await startTestApp('sqlite', { PARLEY_TRAY_ENABLED: '1', ...env });
     try {
       const s = signInClient(t);
       const { person, client, code } = await s.codeFor();
-      const tokenResponse = await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, { id: client.clientId, secret: client.clientSecret as string });
+      const tokenResponse = await s.token(
+        { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri },
+        { id: client.clientId, secret: client.clientSecret as string },
+      );
       const accessToken = tokenResponse.json<{ access_token: string }>().access_token;
-      const info = (await t.app.inject({ method: 'GET', url: '/userinfo', headers: { authorization: `Bearer ${accessToken}` } })).json<{ nid: string; networkId: string }>();
+      const info = (await t.app.inject({ method: 'GET', url: '/userinfo', headers: { authorization: `Bearer ${accessToken}` } })).json<{
+        nid: string;
+        networkId: string;
+      }>();
       if (expected !== null) expect(info.nid).toBe(expected);
       else expect(info.nid).toMatch(/^[0-9a-f]{24}$/);
       expect(info.networkId).toBe(info.nid);

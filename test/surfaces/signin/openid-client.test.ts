@@ -69,7 +69,13 @@ describe.each(testDatabases)('openid-client v6 against Parley on %s', (database)
     const registered = await s.createOAuthClient({ redirectUris: ['https://rp.example/callback'] });
     const secret = registered.clientSecret as string;
 
-    const config = await oidc.discovery(new URL(base), registered.clientId, { client_secret: secret, id_token_signed_response_alg: 'HS256' }, oidc.ClientSecretBasic(secret), insecure);
+    const config = await oidc.discovery(
+      new URL(base),
+      registered.clientId,
+      { client_secret: secret, id_token_signed_response_alg: 'HS256' },
+      oidc.ClientSecretBasic(secret),
+      insecure,
+    );
     expect(config.serverMetadata().issuer).toBe(t.config.oidcIssuer);
 
     const verifier = oidc.randomPKCECodeVerifier();
@@ -86,7 +92,12 @@ describe.each(testDatabases)('openid-client v6 against Parley on %s', (database)
     const callback = await signInAt(authorizationUrl, person.username, person.password);
     expect(callback.origin + callback.pathname).toBe('https://rp.example/callback');
 
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.expires_in).toBe(3600);
     expect(tokens.scope).toBe('openid profile');
@@ -94,11 +105,22 @@ describe.each(testDatabases)('openid-client v6 against Parley on %s', (database)
     expect(claims).toMatchObject({ iss: t.config.oidcIssuer, aud: registered.clientId, sub: person.userId, name: 'Ada Lovelace', nonce });
 
     // openid-client does not check signatures of ID tokens from the token endpoint; we do, with the secret.
-    const verified = await jwtVerify(tokens.id_token as string, new TextEncoder().encode(secret), { issuer: t.config.oidcIssuer, audience: registered.clientId, algorithms: ['HS256'] });
+    const verified = await jwtVerify(tokens.id_token as string, new TextEncoder().encode(secret), {
+      issuer: t.config.oidcIssuer,
+      audience: registered.clientId,
+      algorithms: ['HS256'],
+    });
     expect(verified.payload.sub).toBe(person.userId);
 
     const info = await oidc.fetchUserInfo(config, tokens.access_token, person.userId);
-    expect(info).toMatchObject({ sub: person.userId, _id: person.userId, preferred_username: person.username, title: 'Engineer', position: 'Engineer', email: `${person.userId}@example.com` });
+    expect(info).toMatchObject({
+      sub: person.userId,
+      _id: person.userId,
+      preferred_username: person.username,
+      title: 'Engineer',
+      position: 'Engineer',
+      email: `${person.userId}@example.com`,
+    });
 
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
     expect(refreshed.access_token).not.toBe(tokens.access_token);

@@ -37,7 +37,13 @@ describe.each(testDatabases)('sign-in operator endpoints on %s', (database) => {
     const created = await s.admin.call('POST', '/api/v2/oauth/clients', { name: 'Portal', redirectUris: ['https://portal.example/cb'] });
     expect(created.statusCode).toBe(200);
     const client = created.json();
-    expect(client).toMatchObject({ name: 'Portal', redirectUris: ['https://portal.example/cb'], public: false, idTokenSignedResponseAlg: 'HS256', grantTypes: ['authorization_code', 'refresh_token'] });
+    expect(client).toMatchObject({
+      name: 'Portal',
+      redirectUris: ['https://portal.example/cb'],
+      public: false,
+      idTokenSignedResponseAlg: 'HS256',
+      grantTypes: ['authorization_code', 'refresh_token'],
+    });
     expect(client.clientSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const row = await t.storage.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', client.clientId).executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(client.clientSecret);
@@ -53,8 +59,17 @@ describe.each(testDatabases)('sign-in operator endpoints on %s', (database) => {
     // Deleting a client revokes what it was issued.
     const person = await s.createPerson();
     const cookie = await s.login(person.username, person.password);
-    const code = s.redirectParams(await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: 'https://portal.example/cb', scope: 'openid' }), cookie)).get('code') as string;
-    const tokens = (await s.token({ grant_type: 'authorization_code', code, redirect_uri: 'https://portal.example/cb' }, { id: client.clientId, secret: client.clientSecret })).json();
+    const code = s
+      .redirectParams(
+        await s.authorize(
+          s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: 'https://portal.example/cb', scope: 'openid' }),
+          cookie,
+        ),
+      )
+      .get('code') as string;
+    const tokens = (
+      await s.token({ grant_type: 'authorization_code', code, redirect_uri: 'https://portal.example/cb' }, { id: client.clientId, secret: client.clientSecret })
+    ).json();
     expect((await s.admin.call('DELETE', `/api/v2/oauth/clients/${client.clientId}`)).json()).toEqual({ status: 'success' });
     expect((await t.app.inject({ method: 'GET', url: '/userinfo', headers: { authorization: `Bearer ${tokens.access_token}` } })).statusCode).toBe(401);
     expect((await s.admin.call('GET', `/api/v2/oauth/clients/${client.clientId}`)).statusCode).toBe(404);
@@ -78,7 +93,12 @@ describe.each(testDatabases)('sign-in operator endpoints on %s', (database) => {
     }
     const native = await s.admin.call('POST', '/api/v2/oauth/clients', { name: 'App', redirectUris: ['com.example.app:/oauth2redirect'], public: true });
     expect(native.json()).toMatchObject({ public: true, clientSecret: null, idTokenSignedResponseAlg: 'RS256', tokenEndpointAuthMethod: 'none' });
-    const userToken = await s.admin.call('POST', '/api/v2/oauth/clients', { name: 'x', redirectUris: ['https://a.example/cb'] }, { authorization: 'Bearer nope' });
+    const userToken = await s.admin.call(
+      'POST',
+      '/api/v2/oauth/clients',
+      { name: 'x', redirectUris: ['https://a.example/cb'] },
+      { authorization: 'Bearer nope' },
+    );
     expect(userToken.statusCode).toBe(401);
   });
 
@@ -98,14 +118,22 @@ describe.each(testDatabases)('sign-in operator endpoints on %s', (database) => {
 
     const viaBody = await s.token({ grant_type: 'client_credentials', scope: 'bot', client_id: bot.clientId, client_secret: bot.clientSecret });
     expect(viaBody.statusCode).toBe(200);
-    expect((await s.token({ grant_type: 'client_credentials', scope: 'openid' }, { id: bot.clientId, secret: bot.clientSecret })).json().error).toBe('invalid_scope');
+    expect((await s.token({ grant_type: 'client_credentials', scope: 'openid' }, { id: bot.clientId, secret: bot.clientSecret })).json().error).toBe(
+      'invalid_scope',
+    );
     expect((await s.token({ grant_type: 'client_credentials', scope: 'bot' }, { id: bot.clientId, secret: 'wrong' })).statusCode).toBe(401);
-    expect((await s.token({ grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://x' }, { id: bot.clientId, secret: bot.clientSecret })).json().error).toBe('unauthorized_client');
+    expect(
+      (await s.token({ grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://x' }, { id: bot.clientId, secret: bot.clientSecret })).json().error,
+    ).toBe('unauthorized_client');
     const person = await s.createOAuthClient();
-    expect((await s.token({ grant_type: 'client_credentials', scope: 'bot' }, { id: person.clientId, secret: person.clientSecret as string })).json().error).toBe('unauthorized_client');
+    expect(
+      (await s.token({ grant_type: 'client_credentials', scope: 'bot' }, { id: person.clientId, secret: person.clientSecret as string })).json().error,
+    ).toBe('unauthorized_client');
     // The token expires after an hour: a bot treats the 401 as "fetch a new one".
     await s.admin.call('POST', '/api/v2/users/ban', { userId: bot.userId });
-    expect((await s.token({ grant_type: 'client_credentials', scope: 'bot' }, { id: bot.clientId, secret: bot.clientSecret })).json().error).toBe('invalid_grant');
+    expect((await s.token({ grant_type: 'client_credentials', scope: 'bot' }, { id: bot.clientId, secret: bot.clientSecret })).json().error).toBe(
+      'invalid_grant',
+    );
   });
 
   it('mints user access tokens for the client API', async () => {
@@ -116,7 +144,9 @@ describe.each(testDatabases)('sign-in operator endpoints on %s', (database) => {
     const { accessToken, expiresIn } = response.json();
     expect(expiresIn).toBe(600);
     expect((await t.app.inject({ method: 'GET', url: '/client/v1/me', headers: { authorization: `Bearer ${accessToken}` } })).json()).toMatchObject({ userId });
-    expect((await t.app.inject({ method: 'GET', url: '/userinfo', headers: { authorization: `Bearer ${accessToken}` } })).json()).toMatchObject({ _id: userId });
+    expect((await t.app.inject({ method: 'GET', url: '/userinfo', headers: { authorization: `Bearer ${accessToken}` } })).json()).toMatchObject({
+      _id: userId,
+    });
     expect((await s.admin.call('POST', '/api/v2/users/nobody-here/tokens', {})).statusCode).toBe(404);
     const defaulted = await s.admin.call('POST', `/api/v2/users/${userId}/tokens`);
     expect(defaulted.json().expiresIn).toBe(3600);
@@ -135,7 +165,12 @@ describe.each(testDatabases)('sign-in operator endpoints on %s', (database) => {
     expect(empty.statusCode).toBe(422);
     const json = await s.admin.call('PUT', `/api/v2/users/${userId}/avatar`, { file: 'x' });
     expect(json.statusCode).toBe(400);
-    const put = await t.app.inject({ method: 'PUT', url: `/api/v2/users/${userId}/avatar`, headers: { authorization: `Bearer ${t.adminToken}`, ...upload.headers }, payload: upload.payload });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v2/users/${userId}/avatar`,
+      headers: { authorization: `Bearer ${t.adminToken}`, ...upload.headers },
+      payload: upload.payload,
+    });
     expect(put.statusCode).toBe(200);
     const avatarId = put.json().avatar as string;
     expect(avatarId).toMatch(/^[0-9a-f]{24}$/);
@@ -160,18 +195,42 @@ describe.each(testDatabases)('sign-in operator endpoints on %s', (database) => {
     expect((await t.app.inject({ method: 'GET', url: `/file/view/0123456789abcdef01234567?size=large&access_token=${accessToken}` })).statusCode).toBe(404);
 
     // userinfo points at it; a replacement removes the old picture.
-    expect((await t.app.inject({ method: 'GET', url: '/userinfo', headers: { authorization: `Bearer ${accessToken}` } })).json()).toMatchObject({ avatar: avatarId, picture: `${t.config.publicUrl}/file/view/${avatarId}?size=large` });
-    const second = multipart('file', await sharp({ create: { width: 64, height: 64, channels: 4, background: '#00000000' } }).png().toBuffer(), 'image/png');
-    const replaced = await t.app.inject({ method: 'PUT', url: `/api/v2/users/${userId}/avatar`, headers: { authorization: `Bearer ${t.adminToken}`, ...second.headers }, payload: second.payload });
+    expect((await t.app.inject({ method: 'GET', url: '/userinfo', headers: { authorization: `Bearer ${accessToken}` } })).json()).toMatchObject({
+      avatar: avatarId,
+      picture: `${t.config.publicUrl}/file/view/${avatarId}?size=large`,
+    });
+    const second = multipart(
+      'file',
+      await sharp({ create: { width: 64, height: 64, channels: 4, background: '#00000000' } })
+        .png()
+        .toBuffer(),
+      'image/png',
+    );
+    const replaced = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v2/users/${userId}/avatar`,
+      headers: { authorization: `Bearer ${t.adminToken}`, ...second.headers },
+      payload: second.payload,
+    });
     expect(replaced.statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: `/file/view/${avatarId}?access_token=${accessToken}` })).statusCode).toBe(404);
     const png = await t.app.inject({ method: 'GET', url: `/file/view/${replaced.json().avatar}?access_token=${accessToken}` });
     expect(png.headers['content-type']).toBe('image/png');
 
     const notImage = multipart('file', Buffer.from('not an image at all'));
-    const refused = await t.app.inject({ method: 'PUT', url: `/api/v2/users/${userId}/avatar`, headers: { authorization: `Bearer ${t.adminToken}`, ...notImage.headers }, payload: notImage.payload });
+    const refused = await t.app.inject({
+      method: 'PUT',
+      url: `/api/v2/users/${userId}/avatar`,
+      headers: { authorization: `Bearer ${t.adminToken}`, ...notImage.headers },
+      payload: notImage.payload,
+    });
     expect(refused.statusCode).toBe(400);
-    const unknownUser = await t.app.inject({ method: 'PUT', url: '/api/v2/users/nobody-x/avatar', headers: { authorization: `Bearer ${t.adminToken}`, ...upload.headers }, payload: upload.payload });
+    const unknownUser = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v2/users/nobody-x/avatar',
+      headers: { authorization: `Bearer ${t.adminToken}`, ...upload.headers },
+      payload: upload.payload,
+    });
     expect(unknownUser.statusCode).toBe(404);
   });
 });
@@ -205,7 +264,12 @@ describe('the server key and the issuer', () => {
       const s = signInClient(t);
       const { client, code, cookie } = await s.codeFor();
       expect(cookie).toContain('parley_session=');
-      const body = (await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, { id: client.clientId, secret: client.clientSecret as string })).json();
+      const body = (
+        await s.token(
+          { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri },
+          { id: client.clientId, secret: client.clientSecret as string },
+        )
+      ).json();
       const { decodeJwt } = await import('jose');
       expect(decodeJwt(body.id_token).iss).toBe('https://chat.example/oauth/authorize');
     } finally {
@@ -240,7 +304,11 @@ describe('the server key and the issuer', () => {
     const lines: string[] = [];
     try {
       const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-      const code = await createClientFromCli(['--name', 'CLI app', '--redirect-uri', 'https://cli.example/cb', '--redirect-uri', 'https://cli.example/cb2'], (line) => lines.push(line), env);
+      const code = await createClientFromCli(
+        ['--name', 'CLI app', '--redirect-uri', 'https://cli.example/cb', '--redirect-uri', 'https://cli.example/cb2'],
+        (line) => lines.push(line),
+        env,
+      );
       expect(code).toBe(0);
       const output = lines.join('\n');
       const clientId = /client_id\s+(\S+)/.exec(output)?.[1];

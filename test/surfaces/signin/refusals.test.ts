@@ -43,13 +43,19 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
     const person = await s.createPerson();
     const cookie = await s.login(person.username, person.password);
     for (const redirectUri of ['https://attacker.example/cb', `${client.redirectUri}/extra`, `${client.redirectUri}?x=1`, client.redirectUri.toUpperCase()]) {
-      const response = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: redirectUri, scope: 'openid', state: 's' }), cookie);
+      const response = await s.authorize(
+        s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: redirectUri, scope: 'openid', state: 's' }),
+        cookie,
+      );
       expect(response.statusCode).toBe(400);
       expect(response.headers.location).toBeUndefined();
       expect(response.headers['content-type']).toContain('text/html');
       expect(response.body).toContain('redirect_uri is not registered');
     }
-    const unknownClient = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: 'nope', redirect_uri: client.redirectUri, scope: 'openid' }), cookie);
+    const unknownClient = await s.authorize(
+      s.authorizeQuery({ response_type: 'code', client_id: 'nope', redirect_uri: client.redirectUri, scope: 'openid' }),
+      cookie,
+    );
     expect(unknownClient.statusCode).toBe(400);
     expect(unknownClient.headers.location).toBeUndefined();
     expect(unknownClient.body).toContain('client_id is not registered');
@@ -63,7 +69,11 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
     const client = await s.createOAuthClient({ redirectUris: [redirectA, redirectB] });
     const person = await s.createPerson();
     const cookie = await s.login(person.username, person.password);
-    const code = s.redirectParams(await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: redirectA, scope: 'openid' }), cookie)).get('code') as string;
+    const code = s
+      .redirectParams(
+        await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: redirectA, scope: 'openid' }), cookie),
+      )
+      .get('code') as string;
     const wrong = await s.token({ grant_type: 'authorization_code', code, redirect_uri: redirectB }, basicOf(client));
     expect(wrong.json().error).toBe('invalid_grant');
     const missing = await s.token({ grant_type: 'authorization_code', code }, basicOf(client));
@@ -83,7 +93,10 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
     const other = await s.createOAuthClient({ redirectUris: [client.redirectUri] });
     const stolen = await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, basicOf(other));
     expect(stolen.json().error).toBe('invalid_grant');
-    const both = await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, client_secret: client.clientSecret as string }, basicOf(client));
+    const both = await s.token(
+      { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, client_secret: client.clientSecret as string },
+      basicOf(client),
+    );
     expect(both.json().error).toBe('invalid_request');
     expect((await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, basicOf(client))).statusCode).toBe(200);
   });
@@ -122,7 +135,9 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
 
   it('oidcc-prompt-none-not-logged-in: login_required, without a login page', async () => {
     const client = await s.createOAuthClient();
-    const response = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none', state: 'pn' }));
+    const response = await s.authorize(
+      s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none', state: 'pn' }),
+    );
     expect(response.statusCode).toBe(302);
     const params = s.redirectParams(response);
     expect(String(response.headers.location).startsWith(client.redirectUri)).toBe(true);
@@ -131,7 +146,10 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
 
     const person = await s.createPerson();
     const cookie = await s.login(person.username, person.password);
-    const withSession = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none' }), cookie);
+    const withSession = await s.authorize(
+      s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none' }),
+      cookie,
+    );
     expect(s.redirectParams(withSession).get('code')).toBeTruthy();
   });
 
@@ -141,7 +159,14 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
     const cookie = await s.login(person.username, person.password);
     t.clock.setOffset(120_000);
     try {
-      const query = s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', max_age: '60', state: 'ma' });
+      const query = s.authorizeQuery({
+        response_type: 'code',
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: 'openid',
+        max_age: '60',
+        state: 'ma',
+      });
       const response = await s.authorize(query, cookie);
       expect(response.headers.location).toMatch(/^\/login\?/);
       const loginQuery = String(response.headers.location).slice('/login?'.length);
@@ -154,9 +179,15 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
       expect(Math.abs((claims.auth_time as number) - Math.floor(t.clock.now() / 1000))).toBeLessThanOrEqual(2);
 
       // A generous max_age keeps the session; prompt=login does not.
-      const fresh = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', max_age: '3600' }), relogin.cookie);
+      const fresh = await s.authorize(
+        s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', max_age: '3600' }),
+        relogin.cookie,
+      );
       expect(s.redirectParams(fresh).get('code')).toBeTruthy();
-      const forced = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: 'login' }), relogin.cookie);
+      const forced = await s.authorize(
+        s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: 'login' }),
+        relogin.cookie,
+      );
       expect(forced.headers.location).toMatch(/^\/login\?/);
     } finally {
       t.clock.setOffset(0);
@@ -178,7 +209,10 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
     expect(attempt.response.statusCode).toBe(401);
     expect(attempt.response.body).toContain('User is banned from the system.');
     // The existing session no longer counts.
-    const authorize = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none' }), cookie);
+    const authorize = await s.authorize(
+      s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: 'none' }),
+      cookie,
+    );
     expect(s.redirectParams(authorize).get('error')).toBe('login_required');
     const refresh = await s.token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basicOf(client));
     expect(refresh.json()).toMatchObject({ error: 'invalid_grant', error_description: 'User is banned from the system.' });

@@ -30,7 +30,12 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
 
   it('refuses a NUL character in every sign-in input with a 4xx of the surface, never a 500', async () => {
     const client = await s.createOAuthClient();
-    const tokenForm = await t.app.inject({ method: 'POST', url: '/oauth/token', headers: form, payload: 'grant_type=authorization_code&code=x&redirect_uri=y&client_id=a%00b&client_secret=z' });
+    const tokenForm = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: form,
+      payload: 'grant_type=authorization_code&code=x&redirect_uri=y&client_id=a%00b&client_secret=z',
+    });
     expect(tokenForm.statusCode).toBe(400);
     expect(tokenForm.json()).toMatchObject({ status: 'error', error: 'invalid_request' });
     const basic = await t.app.inject({
@@ -42,7 +47,10 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
     expect(basic.statusCode).toBe(401);
     expect(basic.json()).toMatchObject({ error: 'invalid_client' });
 
-    const authorizeQuery = await t.app.inject({ method: 'GET', url: '/oauth/authorize?client_id=a%00b&redirect_uri=https://x&response_type=code&scope=openid' });
+    const authorizeQuery = await t.app.inject({
+      method: 'GET',
+      url: '/oauth/authorize?client_id=a%00b&redirect_uri=https://x&response_type=code&scope=openid',
+    });
     expect(authorizeQuery.statusCode).toBe(400);
     expect(authorizeQuery.headers['content-type']).toContain('text/html');
     expect(authorizeQuery.body).toContain('NUL character');
@@ -50,7 +58,10 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
 
     const person = await s.createPerson();
     const cookie = await s.login(person.username, person.password);
-    const nonce = await s.authorize(`${s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', state: 'n' })}&nonce=a%00b`, cookie);
+    const nonce = await s.authorize(
+      `${s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', state: 'n' })}&nonce=a%00b`,
+      cookie,
+    );
     expect(nonce.statusCode).toBe(400);
     expect(nonce.headers.location).toBeUndefined();
 
@@ -62,7 +73,11 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
 
   it('answers CORS for what a browser app calls (discovery, token, userinfo, client API, tray), and not for sign-in pages or the admin API', async () => {
     const origin = 'https://spa.example';
-    const preflight = await t.app.inject({ method: 'OPTIONS', url: '/oauth/token', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/oauth/token',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
     expect(preflight.statusCode).toBe(204);
     expect(preflight.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': expect.stringContaining('POST') });
     expect(String(preflight.headers['access-control-allow-headers'])).toContain('authorization');
@@ -87,12 +102,24 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
   it('asks for the sign-in again on prompt=select_account and prompt=consent, then issues the code', async () => {
     for (const prompt of ['select_account', 'consent']) {
       const { client, cookie, person } = await s.codeFor();
-      const query = s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt, state: 'p' });
+      const query = s.authorizeQuery({
+        response_type: 'code',
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: 'openid',
+        prompt,
+        state: 'p',
+      });
       const asked = await s.authorize(query, cookie);
       expect([prompt, asked.statusCode, String(asked.headers.location).startsWith('/login?')]).toEqual([prompt, 302, true]);
       const page = await t.app.inject({ method: 'GET', url: String(asked.headers.location), headers: { cookie } });
       expect(page.body).toContain('Test app');
-      const { response } = await s.submitLogin({ username: person.username, password: person.password, query: String(asked.headers.location).slice('/login?'.length), cookie });
+      const { response } = await s.submitLogin({
+        username: person.username,
+        password: person.password,
+        query: String(asked.headers.location).slice('/login?'.length),
+        cookie,
+      });
       expect(s.redirectParams(response).get('code')).toMatch(/.+/);
     }
   });
@@ -137,7 +164,11 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
       const client = await s.createOAuthClient({ redirectUris: [registered] });
       const person = await s.createPerson();
       const cookie = await s.login(person.username, person.password);
-      const response = await t.app.inject({ method: 'GET', url: `/oauth/authorize?response_type=code&client_id=${client.clientId}&redirect_uri=${registered}&scope=openid&state=s1`, headers: { cookie } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/oauth/authorize?response_type=code&client_id=${client.clientId}&redirect_uri=${registered}&scope=openid&state=s1`,
+        headers: { cookie },
+      });
       expect(response.statusCode).toBe(302);
       expect(String(response.headers.location).startsWith(`${registered}&code=`)).toBe(true);
     }
@@ -146,7 +177,12 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
   it('refuses a token sent both in the header and in the body of userinfo (RFC 6750 section 2)', async () => {
     const { client, code } = await s.codeFor();
     const tokens = (await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, basicOf(client))).json();
-    const both = await t.app.inject({ method: 'POST', url: '/userinfo', headers: { ...form, authorization: `Bearer ${tokens.access_token}` }, payload: `access_token=${tokens.access_token}` });
+    const both = await t.app.inject({
+      method: 'POST',
+      url: '/userinfo',
+      headers: { ...form, authorization: `Bearer ${tokens.access_token}` },
+      payload: `access_token=${tokens.access_token}`,
+    });
     expect(both.statusCode).toBe(400);
     expect(both.json()).toMatchObject({ error: 'invalid_request' });
     expect(String(both.headers['www-authenticate'])).toContain('error="invalid_request"');
@@ -157,7 +193,9 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
   it('keeps error_description inside the RFC 6749 character set and does not repeat what the request said', async () => {
     const client = await s.createOAuthClient();
     const lure = 'Your\u00a0account is locked "call" +1-555-0100 \u20ac';
-    const redirected = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: lure }));
+    const redirected = await s.authorize(
+      s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, scope: 'openid', prompt: lure }),
+    );
     const description = s.redirectParams(redirected).get('error_description') as string;
     expect(description).toMatch(ERROR_DESCRIPTION);
     expect(description).not.toContain('locked');
@@ -170,14 +208,21 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
   });
 
   it('refuses a redirect URI that is not printable ASCII at registration; one stored earlier gets an error page, not a 500', async () => {
-    const refused = await s.admin.call('POST', '/api/v2/oauth/clients', { name: 'x', redirectUris: ['https://app.example/cb', 'https://app.example/cb?next=\u20ac'] });
+    const refused = await s.admin.call('POST', '/api/v2/oauth/clients', {
+      name: 'x',
+      redirectUris: ['https://app.example/cb', 'https://app.example/cb?next=\u20ac'],
+    });
     expect(refused.statusCode).toBe(422);
     expect(refused.json().data.fields).toEqual([expect.objectContaining({ field: 'body.redirectUris[1]' })]);
     expect((await s.admin.call('POST', '/api/v2/oauth/clients', { name: 'x', redirectUris: ['https://app.example/a b'] })).statusCode).toBe(422);
 
     const client = await s.createOAuthClient();
     const stored = 'https://app.example/cb?next=\u20ac';
-    await t.storage.db.updateTable('oauth_clients').set({ redirect_uris: JSON.stringify([stored]) }).where('client_id', '=', client.clientId).execute();
+    await t.storage.db
+      .updateTable('oauth_clients')
+      .set({ redirect_uris: JSON.stringify([stored]) })
+      .where('client_id', '=', client.clientId)
+      .execute();
     const person = await s.createPerson();
     const cookie = await s.login(person.username, person.password);
     const response = await s.authorize(s.authorizeQuery({ response_type: 'code', client_id: client.clientId, redirect_uri: stored, scope: 'openid' }), cookie);
@@ -196,7 +241,12 @@ describe('sign-in: the issuer as configured', () => {
       const discovery = (await t.app.inject({ method: 'GET', url: '/oauth/authorize/.well-known/openid-configuration' })).json();
       expect(discovery.issuer).toBe(issuer);
       const { client, code } = await s.codeFor();
-      const body = (await s.token({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri }, { id: client.clientId, secret: client.clientSecret as string })).json();
+      const body = (
+        await s.token(
+          { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri },
+          { id: client.clientId, secret: client.clientSecret as string },
+        )
+      ).json();
       expect(decodeJwt(body.id_token).iss).toBe(issuer);
     } finally {
       await t.close();

@@ -61,7 +61,15 @@ describe.each(testDatabases)('stream and client actions at their edges on %s', (
     return { userId, token, as };
   }
 
-  const maxOutboxId = async () => Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
+  const maxOutboxId = async () =>
+    Number(
+      (
+        await t.storage.db
+          .selectFrom('outbox')
+          .select((eb) => eb.fn.max('id').as('max'))
+          .executeTakeFirstOrThrow()
+      ).max,
+    );
 
   it('does not count the caller own messages as unread', async () => {
     const ann = await userWithToken('ann');
@@ -71,7 +79,9 @@ describe.each(testDatabases)('stream and client actions at their edges on %s', (
       const sent = await ann.as('POST', `/client/v1/channels/${channelId}/messages`, { type: 'text', data: { text: `mine ${i}` } });
       expect(sent.statusCode, sent.body).toBe(200);
     }
-    const listed = (await ann.as('GET', '/client/v1/channels')).json().channels.find((c: { channel: { channelId: string } }) => c.channel.channelId === channelId);
+    const listed = (await ann.as('GET', '/client/v1/channels'))
+      .json()
+      .channels.find((c: { channel: { channelId: string } }) => c.channel.channelId === channelId);
     expect(listed.unreadCount).toBe(0);
   });
 

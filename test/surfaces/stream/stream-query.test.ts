@@ -38,7 +38,14 @@ describe('real-time stream: its query and a plain GET (sqlite)', () => {
     await admin.createUser(userId, { displayName: 'w' });
     const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId, expiresInMs: 3_600_000 });
     const ws = http.replace('http', 'ws');
-    for (const query of [`token[]=${token}`, `token=${token}&token=${token}`, 'token[a]=x', `since=1e400&token=${token}`, `since[]=1&token=${token}`, `since=x&token=${token}`]) {
+    for (const query of [
+      `token[]=${token}`,
+      `token=${token}&token=${token}`,
+      'token[a]=x',
+      `since=1e400&token=${token}`,
+      `since[]=1&token=${token}`,
+      `since=x&token=${token}`,
+    ]) {
       expect([query, await tryUpgrade(`${ws}/client/v1/stream?${query}`)]).toEqual([query, 'HTTP 422 application/json; charset=utf-8']);
       const plain = await fetch(`${http}/client/v1/stream?${query}`);
       expect([query, plain.status, (await plain.json()).code]).toEqual([query, 422, 500000]);

@@ -12,7 +12,9 @@ interface Frame {
 }
 
 /** A stream client that records frames and can wait for a condition. */
-function openStream(url: string): Promise<{ socket: WebSocket; frames: Frame[]; waitFor: (test: (frames: Frame[]) => boolean, ms?: number) => Promise<void>; closed: Promise<number> }> {
+function openStream(
+  url: string,
+): Promise<{ socket: WebSocket; frames: Frame[]; waitFor: (test: (frames: Frame[]) => boolean, ms?: number) => Promise<void>; closed: Promise<number> }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
     const frames: Frame[] = [];
@@ -130,7 +132,14 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
     for (const channelId of [removedFrom, bannedFrom]) await admin.createChannel(channelId, { userIds: [kim.userId, ola.userId] });
     await admin.createChannel(elsewhere, { userIds: [ola.userId] });
     await t.events.relay.flush();
-    const since = Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
+    const since = Number(
+      (
+        await t.storage.db
+          .selectFrom('outbox')
+          .select((eb) => eb.fn.max('id').as('max'))
+          .executeTakeFirstOrThrow()
+      ).max,
+    );
     // Kim is offline for all of this.
     await admin.call('DELETE', `/api/v2/channel/${removedFrom}/users`, { userIds: [kim.userId] });
     expect((await admin.call('POST', `/api/v2/channel/${bannedFrom}/users/ban`, { userIds: [kim.userId] })).statusCode).toBe(200);
@@ -156,7 +165,14 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
     const closing = t.uniqueId('closing');
     await admin.createChannel(closing, { userIds: [kim.userId, ola.userId] });
     await t.events.relay.flush();
-    const since = Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
+    const since = Number(
+      (
+        await t.storage.db
+          .selectFrom('outbox')
+          .select((eb) => eb.fn.max('id').as('max'))
+          .executeTakeFirstOrThrow()
+      ).max,
+    );
     const olaStream = await openStream(`${base}/client/v1/stream?token=${ola.token}`);
     // Kim is offline while the channel closes.
     expect((await admin.call('POST', `/api/v2/channel/${closing}/close`)).statusCode).toBe(200);
@@ -191,10 +207,23 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
       expect((await admin.call('POST', `/api/v2/channel/${closing}/users`, { userIds: others.slice(start, start + 100) })).statusCode).toBe(200);
     }
     await t.events.relay.flush();
-    const since = Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
+    const since = Number(
+      (
+        await t.storage.db
+          .selectFrom('outbox')
+          .select((eb) => eb.fn.max('id').as('max'))
+          .executeTakeFirstOrThrow()
+      ).max,
+    );
     expect((await admin.call('POST', `/api/v2/channel/${closing}/close`)).statusCode).toBe(200);
 
-    const removals = await t.storage.db.selectFrom('outbox').select('payload').where('id', '>', since).where('type', '=', 'member.removed').orderBy('id').execute();
+    const removals = await t.storage.db
+      .selectFrom('outbox')
+      .select('payload')
+      .where('id', '>', since)
+      .where('type', '=', 'member.removed')
+      .orderBy('id')
+      .execute();
     const slices = removals.map((row) => (JSON.parse(row.payload) as { userIds: string[] }).userIds);
     expect(slices.map((slice) => slice.length).sort((a, b) => b - a)).toEqual([500, 22]);
     expect(slices.flat().sort()).toEqual([...others, kim.userId, 'admin-env'].sort());
@@ -206,7 +235,14 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
   });
 
   it('resumes past stored events whose payload holds an escaped NUL (rows written past the NUL check)', async () => {
-    const since = Number((await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max);
+    const since = Number(
+      (
+        await t.storage.db
+          .selectFrom('outbox')
+          .select((eb) => eb.fn.max('id').as('max'))
+          .executeTakeFirstOrThrow()
+      ).max,
+    );
     const [gone, other] = [t.uniqueId('gone'), t.uniqueId('other')];
     const channel = { channelId: 'old-ch', displayName: 'old', metadata: { 'k\u0000': 'v\u0000' } };
     const payloadOf = (userIds: string[]) => JSON.stringify({ channelId: 'old-ch', userIds, channel });
@@ -258,8 +294,14 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
     const channelId = t.uniqueId('history');
     await admin.createChannel(channelId, { userIds: [ann.userId] });
     await t.events.relay.flush();
-    const start = (await t.storage.db.selectFrom('outbox').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow()).max;
-    const post = async (text: string) => (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text } })).json().data.messages[0].messageId as string;
+    const start = (
+      await t.storage.db
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.max('id').as('max'))
+        .executeTakeFirstOrThrow()
+    ).max;
+    const post = async (text: string) =>
+      (await admin.call('POST', '/api/v2/message', { channelId, type: 'text', data: { text } })).json().data.messages[0].messageId as string;
     const deleted = await post('said before ned came, then deleted');
     await admin.call('DELETE', `/api/v2/message/${deleted}`);
     await post('said before ned came');
@@ -277,7 +319,7 @@ describe.each(testDatabases)('real-time stream on %s', (database) => {
       t.clock.setOffset(0);
     }
     const messageTexts = (frames: Frame[]) =>
-      frames.filter((frame) => frame.type === 'message.created').map((frame) => ((frame.data as unknown as { data: { text: string } }).data.text));
+      frames.filter((frame) => frame.type === 'message.created').map((frame) => (frame.data as unknown as { data: { text: string } }).data.text);
     const nedStream = await openStream(`${base}/client/v1/stream?token=${ned.token}&since=${start}`);
     await nedStream.waitFor((frames) => messageTexts(frames).includes('said after ned came back'));
     expect(messageTexts(nedStream.frames)).toEqual(['said after ned came back']);

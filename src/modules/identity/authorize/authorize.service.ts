@@ -46,7 +46,14 @@ export function withParameters(uri: string, parameters: Record<string, string | 
   return `${uri}${uri.includes('?') ? '&' : '?'}${query.toString()}`;
 }
 
-export function createAuthorizeService(deps: { db: Executor; clock: Clock; issuer: string; clients: ClientsService; findUser: FindUser; afterWrite?: () => void }) {
+export function createAuthorizeService(deps: {
+  db: Executor;
+  clock: Clock;
+  issuer: string;
+  clients: ClientsService;
+  findUser: FindUser;
+  afterWrite?: () => void;
+}) {
   const { db, clock, issuer } = deps;
   const grants = createGrantsStore(db);
 
@@ -119,7 +126,12 @@ export function createAuthorizeService(deps: { db: Executor; clock: Clock; issue
       } catch (error) {
         if (!(error instanceof AuthorizeError)) throw error;
         if (!error.redirectable || request.redirectUri === null) return { kind: 'page', error: error.error, message: error.message };
-        const location = withParameters(request.redirectUri, { error: error.error, error_description: oauthDescription(error.message), state: request.state, iss: issuer });
+        const location = withParameters(request.redirectUri, {
+          error: error.error,
+          error_description: oauthDescription(error.message),
+          state: request.state,
+          iss: issuer,
+        });
         return { kind: 'redirect', location };
       }
       const client = request.client as OAuthClient;
@@ -127,12 +139,22 @@ export function createAuthorizeService(deps: { db: Executor; clock: Clock; issue
       const user = await userOf(session);
       // Just signed in, as someone other than the user the client named: asking again cannot help.
       if (options.justAuthenticated === true && session !== null && request.hintedSubject !== null && request.hintedSubject !== session.user_id) {
-        const location = withParameters(redirectUri, { error: 'login_required', error_description: 'The user who signed in is not the one the client asked for.', state: request.state, iss: issuer });
+        const location = withParameters(redirectUri, {
+          error: 'login_required',
+          error_description: 'The user who signed in is not the one the client asked for.',
+          state: request.state,
+          iss: issuer,
+        });
         return { kind: 'redirect', location };
       }
       if (session === null || user === null || needsLogin(request, session, options.justAuthenticated === true)) {
         if (request.prompt.has('none')) {
-          const location = withParameters(redirectUri, { error: 'login_required', error_description: 'The user is not signed in.', state: request.state, iss: issuer });
+          const location = withParameters(redirectUri, {
+            error: 'login_required',
+            error_description: 'The user is not signed in.',
+            state: request.state,
+            iss: issuer,
+          });
           return { kind: 'redirect', location };
         }
         return { kind: 'login', query: normalizedQuery(params, redirectUri), client, loginHint: params.get('login_hint') };

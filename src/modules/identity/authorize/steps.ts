@@ -114,7 +114,8 @@ export const checkPkce: AuthorizeStep = function checkPkce(request) {
   const method = request.params.get('code_challenge_method');
   if (challenge === null) {
     if (method !== null) fail('invalid_request', 'code_challenge_method was given without a code_challenge.');
-    if ((request.client as OAuthClient).isPublic) fail('invalid_request', 'A public client must use PKCE: send code_challenge with code_challenge_method=S256.');
+    if ((request.client as OAuthClient).isPublic)
+      fail('invalid_request', 'A public client must use PKCE: send code_challenge with code_challenge_method=S256.');
     return;
   }
   if (method !== 'S256') fail('invalid_request', 'Only code_challenge_method=S256 is supported.');
@@ -169,5 +170,16 @@ export function checkIdTokenHint(issuer: string): AuthorizeStep {
 }
 
 export function emptyRequest(params: AuthorizationParameters): AuthorizeRequest {
-  return { params, client: null, redirectUri: null, state: null, scopes: [], nonce: null, codeChallenge: null, prompt: new Set(), maxAgeSeconds: null, hintedSubject: null };
+  return {
+    params,
+    client: null,
+    redirectUri: null,
+    state: null,
+    scopes: [],
+    nonce: null,
+    codeChallenge: null,
+    prompt: new Set(),
+    maxAgeSeconds: null,
+    hintedSubject: null,
+  };
 }

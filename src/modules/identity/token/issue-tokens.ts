@@ -98,7 +98,13 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
           created_at: now,
         });
       });
-      const response: SignInTokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, refresh_token: refreshToken, scope };
+      const response: SignInTokenResponse = {
+        access_token: accessToken,
+        token_type: 'Bearer',
+        expires_in: ACCESS_TOKEN_TTL_SECONDS,
+        refresh_token: refreshToken,
+        scope,
+      };
       if (grant.scopes.includes('openid')) {
         const claims = idTokenClaims({
           issuer: deps.issuer,

@@ -43,7 +43,8 @@ export function createTokenService(deps: { clock: Clock; clients: ClientsService
       const form = readForm(request);
       const grantType = form.get('grant_type');
       if (!grantType) throw oauthError('invalid_request', 'The request has no grant_type.');
-      if (!GRANT_TYPES.has(grantType)) throw oauthError('unsupported_grant_type', 'This grant_type is not supported: use authorization_code, refresh_token or client_credentials.');
+      if (!GRANT_TYPES.has(grantType))
+        throw oauthError('unsupported_grant_type', 'This grant_type is not supported: use authorization_code, refresh_token or client_credentials.');
       const client = await authenticateClient(deps.clients, presentedCredentials(request.authorization, form));
       if (grantType === 'client_credentials') return grantClientCredentials(deps, client, form);
       if (grantType === 'refresh_token') return grantRefreshToken(deps, client, form);

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents } from '../src/events/outbox.js';
-import { signWebhookBody } from '../src/modules/webhooks/webhooks.service.js';
-import { adminClient } from './helpers/admin.js';
-import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
+import { appendEvents } from '../../../src/events/outbox.js';
+import { signWebhookBody } from '../../../src/modules/webhooks/webhooks.service.js';
+import { adminClient } from '../../helpers/admin.js';
+import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-app.js';
+import { looseOutboxEvent, uncatalogued } from '../../events/uncatalogued.js';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -37,9 +38,9 @@ async function scheduleUserMessage(app: TestApp, bot: string, messageId: string)
   await admin.createUser(user);
   const channelId = app.uniqueId('hooked');
   await admin.createChannel(channelId, { userIds: [bot, user] });
-  await app.storage.db.transaction().execute((trx) =>
-    appendEvents(trx, [{ type: 'message.created', channelId, userId: user, data: { messageId } }], app.clock.now()),
-  );
+  await app.storage.db
+    .transaction()
+    .execute((trx) => appendEvents(trx, uncatalogued([{ type: 'message.created', channelId, userId: user, data: { messageId } }]), app.clock.now()));
   await app.events.relay.flush();
   await app.events.consumers.drain();
 }
@@ -80,10 +81,10 @@ describe.each(testDatabases)('bot webhooks on %s', (database) => {
     await t.storage.db.transaction().execute((trx) =>
       appendEvents(
         trx,
-        [
+        uncatalogued([
           { type: 'message.created', channelId, userId: user, data: { messageId: 'm1', data: { text: 'hello bot' } } },
           { type: 'message.created', channelId, userId: bot, data: { messageId: 'm2', data: { text: 'my own words' } } },
-        ],
+        ]),
         Date.now(),
       ),
     );
@@ -94,7 +95,17 @@ describe.each(testDatabases)('bot webhooks on %s', (database) => {
     await t.storage.db.transaction().execute((trx) =>
       webhooks.schedule(
         trx,
-        events.map((row) => ({ id: row.id, type: row.type, channelId: row.channel_id, userId: row.user_id, recipientId: null, data: JSON.parse(row.payload), createdAt: row.created_at })),
+        events.map((row) =>
+          looseOutboxEvent({
+            id: row.id,
+            type: row.type,
+            channelId: row.channel_id,
+            userId: row.user_id,
+            recipientId: null,
+            data: JSON.parse(row.payload),
+            createdAt: row.created_at,
+          }),
+        ),
       ),
     );
 
@@ -195,7 +206,11 @@ describe.each(testDatabases)('bot webhooks on %s', (database) => {
     const silent = http.createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
-    const impatient = await startTestApp(database, { PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }, { webhooks: { requestTimeoutMs: 100, baseBackoffMs: 60_000, pollIntervalMs: 60_000 } });
+    const impatient = await startTestApp(
+      database,
+      { PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' },
+      { webhooks: { requestTimeoutMs: 100, baseBackoffMs: 60_000, pollIntervalMs: 60_000 } },
+    );
     try {
       const created = await adminClient(impatient).call('POST', '/api/v2/bots', { displayName: 'Slow bot', webhookUrl: `http://127.0.0.1:${port}/hook` });
       const bot = created.json<{ userId: string }>().userId;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { OutboxEvent } from '../src/events/outbox.js';
-import { createRealtimeGateway } from '../src/modules/realtime/realtime.gateway.js';
-import type { RealtimeStore } from '../src/modules/realtime/realtime.store.js';
-
+import type { OutboxEvent } from '../../../src/events/outbox.js';
+import { createRealtimeGateway } from '../../../src/modules/realtime/realtime.gateway.js';
+import type { RealtimeStore } from '../../../src/modules/realtime/realtime.store.js';
+import { looseOutboxEvent } from '../../events/uncatalogued.js';
 
 /**
  * Live events that arrive while a paced replay waits for the client are paced too: flushed in one
- * burst they tripped the slow-consumer cut-off on a reading client (a review helper, session 9).
+ * burst they tripped the slow-consumer cut-off on a reading client.
  */
 class PacedSocket {
   bufferedAmount = 0;
@@ -33,7 +33,16 @@ class PacedSocket {
   }
 }
 
-const event = (id: number, text: string): OutboxEvent => ({ id, type: 'message.created', channelId: 'c1', userId: 'other', recipientId: null, data: { channelId: 'c1', data: { text } }, createdAt: 0 });
+const event = (id: number, text: string): OutboxEvent =>
+  looseOutboxEvent({
+    id,
+    type: 'message.created',
+    channelId: 'c1',
+    userId: 'other',
+    recipientId: null,
+    data: { channelId: 'c1', data: { text } },
+    createdAt: 0,
+  });
 
 describe('live events that arrive during a paced replay', () => {
   it('are not flushed in one burst that trips the slow-consumer limit of a client that reads', async () => {

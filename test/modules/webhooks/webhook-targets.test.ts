@@ -1,10 +1,11 @@
 import http from 'node:http';
 import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
-import { appendEvents } from '../src/events/outbox.js';
-import { adminClient } from './helpers/admin.js';
-import { startTestApp, type TestApp, testDatabases } from './helpers/test-app.js';
+import { loadConfig } from '../../../src/config.js';
+import { appendEvents } from '../../../src/events/outbox.js';
+import { adminClient } from '../../helpers/admin.js';
+import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-app.js';
+import { uncatalogued } from '../../events/uncatalogued.js';
 
 /**
  * Bot webhooks reach public addresses only, unless PARLEY_WEBHOOK_ALLOWED_HOSTS lists the internal
@@ -33,7 +34,7 @@ const INTERNAL_URLS = [
   'http://bots.localhost/hook',
   'http://168.63.129.16/machine', // Azure's host endpoint
   'http://[2001::1]/hook', // Teredo
-  'http://[::7f00:1]/hook', // 127.0.0.1 IPv4-compatible (found by a review helper)
+  'http://[::7f00:1]/hook', // 127.0.0.1 IPv4-compatible
   'http://[::ffff:0:7f00:1]/hook', // 127.0.0.1 IPv4-translated (SIIT)
 ];
 
@@ -117,7 +118,13 @@ describe.each(testDatabases)('delivering bot webhooks on %s', (database) => {
   /** What the played DNS answers for each name; anything else does not resolve. */
   const answers = new Map<string, LookupAddress[]>([
     ['rebound.example', [{ address: '127.0.0.1', family: 4 }]],
-    ['lan.example', [{ address: '10.9.9.9', family: 4 }, { address: '127.0.0.1', family: 4 }]],
+    [
+      'lan.example',
+      [
+        { address: '10.9.9.9', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ],
+    ],
   ]);
   const lookup = async (host: string): Promise<LookupAddress[]> => {
     const found = answers.get(host);
@@ -142,9 +149,11 @@ describe.each(testDatabases)('delivering bot webhooks on %s', (database) => {
     await admin.createUser(user);
     const channelId = t.uniqueId('hooked');
     await admin.createChannel(channelId, { userIds: [bot, user] });
-    await t.storage.db.transaction().execute((trx) =>
-      appendEvents(trx, [{ type: 'message.created', channelId, userId: user, data: { messageId: 'm1', data: { text: 'hi' } } }], Date.now()),
-    );
+    await t.storage.db
+      .transaction()
+      .execute((trx) =>
+        appendEvents(trx, uncatalogued([{ type: 'message.created', channelId, userId: user, data: { messageId: 'm1', data: { text: 'hi' } } }]), Date.now()),
+      );
     await t.events.relay.flush();
     await t.events.consumers.drain();
     for (let round = 0; round < 200; round++) {
@@ -172,19 +181,31 @@ describe.each(testDatabases)('delivering bot webhooks on %s', (database) => {
       expect(receiver.received.length).toBe(before);
       // The operator hears of it: the name passed bot creation, where only literal addresses are checked.
       const warnings = logLines.map((line) => JSON.parse(line) as { level: number; msg: string; botUserId?: string; reason?: string });
-      expect(warnings).toContainEqual(expect.objectContaining({ level: 40, msg: 'bot webhook refused: internal address', reason: expect.stringContaining('rebound.example') }));
+      expect(warnings).toContainEqual(
+        expect.objectContaining({ level: 40, msg: 'bot webhook refused: internal address', reason: expect.stringContaining('rebound.example') }),
+      );
       // And in the bot's delivery list.
       const bot = warnings.find((line) => line.msg === 'bot webhook refused: internal address')?.botUserId as string;
       const listed = await t.app.inject({ method: 'GET', url: `/api/v2/bots/${bot}/webhooks`, headers: { authorization: `Bearer ${t.adminToken}` } });
-      expect(listed.json<{ deliveries: unknown[] }>().deliveries).toEqual([expect.objectContaining({ state: 'given up', attempts: 1, lastError: expect.stringMatching(/^refused: /) })]);
+      expect(listed.json<{ deliveries: unknown[] }>().deliveries).toEqual([
+        expect.objectContaining({ state: 'given up', attempts: 1, lastError: expect.stringMatching(/^refused: /) }),
+      ]);
     } finally {
       await t.close();
     }
   });
 
   it('connects to the allowed address among the answers, and to a name the operator listed', async () => {
-    const t = await startTestApp(database, { PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.0/8' }, { webhookLookup: lookup, webhooks: { baseBackoffMs: 1, pollIntervalMs: 20 } });
-    const byName = await startTestApp(database, { PARLEY_WEBHOOK_ALLOWED_HOSTS: 'rebound.example' }, { webhookLookup: lookup, webhooks: { baseBackoffMs: 1, pollIntervalMs: 20 } });
+    const t = await startTestApp(
+      database,
+      { PARLEY_WEBHOOK_ALLOWED_HOSTS: '127.0.0.0/8' },
+      { webhookLookup: lookup, webhooks: { baseBackoffMs: 1, pollIntervalMs: 20 } },
+    );
+    const byName = await startTestApp(
+      database,
+      { PARLEY_WEBHOOK_ALLOWED_HOSTS: 'rebound.example' },
+      { webhookLookup: lookup, webhooks: { baseBackoffMs: 1, pollIntervalMs: 20 } },
+    );
     try {
       // 10.9.9.9 is internal and not allowed, so the connection goes to 127.0.0.1, which is.
       const delivery = await deliverOne(t, 'lan.example');

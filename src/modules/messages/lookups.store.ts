@@ -1,0 +1,28 @@
+import type { Executor } from '../../storage/database.js';
+import type { ChannelRow, MemberRow } from '../channels/channels.types.js';
+import type { UserRow } from '../users/users.types.js';
+
+/**
+ * The reads of channels, members and authors that message reads and sends make outside a write:
+ * plain lookups by key, kept here so the messages module needs no other module's store.
+ */
+export function createMessageLookups(db: Executor) {
+  return {
+    channel(id: string): Promise<ChannelRow | undefined> {
+      return db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    member(channelId: string, userId: string): Promise<MemberRow | undefined> {
+      return db.selectFrom('channel_members').selectAll().where('channel_id', '=', channelId).where('user_id', '=', userId).executeTakeFirst();
+    },
+
+    user(id: string): Promise<UserRow | undefined> {
+      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async users(ids: readonly string[]): Promise<UserRow[]> {
+      if (ids.length === 0) return [];
+      return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+    },
+  };
+}
