@@ -33,13 +33,29 @@ export const ROOT = path.resolve(import.meta.dirname, '..');
  * `root`: the tree whose src/main.ts runs (a worktree of another commit, with this tree's
  * node_modules linked in); this tree by default.
  */
-export async function startParley(env: Record<string, string> = {}, options: { root?: string } = {}): Promise<RunningServer> {
+/**
+ * The benches load the client API from a handful of users as fast as it answers: its per-user rate
+ * limits (a protection, measured by the tests) are off unless a suite sets them.
+ */
+const NO_CLIENT_RATE_LIMITS = { PARLEY_CLIENT_RATE_SEND: '0', PARLEY_CLIENT_RATE_REACT: '0', PARLEY_CLIENT_RATE_FLAG: '0', PARLEY_CLIENT_RATE_READ: '0' };
+
+/** `nodeArguments`: extra node flags for the server process, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
+export async function startParley(env: Record<string, string> = {}, options: { root?: string; nodeArguments?: string[] } = {}): Promise<RunningServer> {
   const root = options.root ?? ROOT;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-bench-'));
   const adminToken = randomBytes(32).toString('hex');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts')], {
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), '--import', 'tsx', path.join(root, 'src/main.ts')], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', PARLEY_ADMIN_TOKEN: adminToken, ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      PARLEY_ADMIN_TOKEN: adminToken,
+      ...NO_CLIENT_RATE_LIMITS,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let serving = false;
@@ -174,6 +190,26 @@ export function sampleLoad(options: LoadOptions): Promise<LoadSample> {
     });
   });
 }
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; null where /proc is
+ * absent. Per request, it measures work done rather than throughput, so it moves far less than req/s
+ * when other programs share the machine.
+ */
+export function processCpuSeconds(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat times, on every architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** The nearest-rank percentile (`fraction` 0.99 for p99) of unsorted values; 0 when there are none. */
 export function percentile(values: readonly number[], fraction: number): number {

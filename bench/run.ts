@@ -6,6 +6,7 @@ import { reactionsSuite } from './suites/reactions.js';
 import { identitySuite } from './suites/identity.js';
 import { traySuite } from './suites/tray.js';
 import { realtimeSuite } from './suites/realtime.js';
+import { retentionSuite } from './suites/retention.js';
 
 /**
  * `npm run bench [suite ...]`: runs the named suites, or all, and prints a table per suite.
@@ -14,7 +15,7 @@ import { realtimeSuite } from './suites/realtime.js';
  * BENCH_COMPARE_REF=<git ref> makes the messages suite measure the current tree against that commit
  * instead (rounds alternating between the two servers; BENCH_ROUNDS rounds, default 4).
  */
-const suites: BenchSuite[] = [channelsSuite, messagesSuite, identitySuite, moderationSuite, reactionsSuite, traySuite, realtimeSuite];
+const suites: BenchSuite[] = [channelsSuite, messagesSuite, identitySuite, moderationSuite, reactionsSuite, traySuite, realtimeSuite, retentionSuite];
 
 const wanted = process.argv.slice(2);
 for (const suite of suites) {

@@ -35,6 +35,14 @@ export interface Config {
   /** PARLEY_BOT_RATE_WINDOW_MS: the bot rate window (default 1000 ms, so 30 messages/s). */
   botRateWindowMs: number;
   /**
+   * The client API's limits: requests per user and route class in one window, counted in Redis when
+   * REDIS_URL is set. PARLEY_CLIENT_RATE_WINDOW_MS (default 10000), PARLEY_CLIENT_RATE_SEND (messages,
+   * uploads, posts, comments and every other write; default 100), PARLEY_CLIENT_RATE_REACT (default
+   * 200), PARLEY_CLIENT_RATE_FLAG (default 30), PARLEY_CLIENT_RATE_READ (reads and read markers;
+   * default 1000). 0 turns a class's limit off.
+   */
+  clientRateLimits: ClientRateLimits;
+  /**
    * PARLEY_SECRET_KEY: the server key that encrypts OAuth client secrets and the ID-token signing key
    * at rest. When absent, a random key is kept in DATA_DIR/secret.key (mode 0600). Every instance on
    * one database needs the same key, so set it explicitly when instances do not share DATA_DIR.
@@ -59,6 +67,39 @@ export interface Config {
    * public addresses only (modules/webhooks/webhook-targets.ts).
    */
   webhookAllowedHosts: string[];
+  /**
+   * PARLEY_OUTBOX_RETENTION_HOURS: how long outbox events are kept, the window a stream can resume in
+   * with `since` (default 168, 7 days; from 1 to 87600). Older events are pruned in small batches by one
+   * instance of the deployment at a time, never past an event a durable consumer has not handled.
+   */
+  outboxRetentionMs: number;
+  /**
+   * PARLEY_REFRESH_REUSE_WINDOW_SECONDS: how long after a refresh token is rotated the same client may
+   * present it again and be answered (a fresh pair of the same family) instead of having the family
+   * revoked as a replay: relying parties such as mod_auth_openidc refresh from two requests at once.
+   * Default 30, at most 60; 0 turns the window off.
+   */
+  refreshReuseWindowMs: number;
+  /**
+   * PARLEY_AUDIT_RETENTION_DAYS: audit entries older than this are pruned by a background job, one
+   * instance of the deployment at a time (default 365, from 1 to 36500).
+   */
+  auditRetentionMs: number;
+  /**
+   * PARLEY_MESSAGE_RETENTION_DAYS: messages (and their files) older than this are deleted by a background
+   * job, one instance of the deployment at a time; a channel's own period overrides it. Default 0, which
+   * keeps messages for ever; at most 36500.
+   */
+  messageRetentionDays: number;
+}
+
+/** Requests a user may make per window in each route class of the client API; 0 is no limit. */
+export interface ClientRateLimits {
+  windowMs: number;
+  send: number;
+  react: number;
+  flag: number;
+  read: number;
 }
 
 export class ConfigError extends Error {}
@@ -160,6 +201,17 @@ function readWholeNumber(env: Env, name: string, fallback: number, min: number, 
   return value;
 }
 
+function readClientRateLimits(env: Env): ClientRateLimits {
+  const limit = (name: string, fallback: number) => readWholeNumber(env, name, fallback, 0, 1_000_000, 'requests');
+  return {
+    windowMs: readWholeNumber(env, 'PARLEY_CLIENT_RATE_WINDOW_MS', 10_000, 100, 3_600_000, 'milliseconds'),
+    send: limit('PARLEY_CLIENT_RATE_SEND', 100),
+    react: limit('PARLEY_CLIENT_RATE_REACT', 200),
+    flag: limit('PARLEY_CLIENT_RATE_FLAG', 30),
+    read: limit('PARLEY_CLIENT_RATE_READ', 1000),
+  };
+}
+
 /** The stat of `file`, or null when nothing is there (ENOTDIR: a parent on the way is a file). */
 function statOrNull(file: string): fs.Stats | null {
   try {
@@ -242,10 +294,15 @@ export function loadConfig(env: Env = process.env): Config {
     uploadLimitBytes: readUploadLimit(env),
     botRateLimit: readWholeNumber(env, 'PARLEY_BOT_RATE_LIMIT', 30, 1, 1_000_000, 'messages'),
     botRateWindowMs: readWholeNumber(env, 'PARLEY_BOT_RATE_WINDOW_MS', 1000, 100, 3_600_000, 'milliseconds'),
+    clientRateLimits: readClientRateLimits(env),
     secretKey,
     blobSweepGraceMs: readGraceSeconds(env, 'PARLEY_BLOB_SWEEP_GRACE_SECONDS', databaseUrl === null ? 0 : 600) * 1000,
     requestTimeoutMs: readWholeNumber(env, 'PARLEY_REQUEST_TIMEOUT_SECONDS', 300, 1, 86_400, 'seconds') * 1000,
     webhookAllowedHosts: readWebhookAllowedHosts(env),
+    outboxRetentionMs: readWholeNumber(env, 'PARLEY_OUTBOX_RETENTION_HOURS', 168, 1, 87_600, 'hours') * 3_600_000,
+    refreshReuseWindowMs: readWholeNumber(env, 'PARLEY_REFRESH_REUSE_WINDOW_SECONDS', 30, 0, 60, 'seconds') * 1000,
+    auditRetentionMs: readWholeNumber(env, 'PARLEY_AUDIT_RETENTION_DAYS', 365, 1, 36_500, 'days') * 86_400_000,
+    messageRetentionDays: readWholeNumber(env, 'PARLEY_MESSAGE_RETENTION_DAYS', 0, 0, 36_500, 'days'),
   };
 }
 

@@ -1,17 +1,20 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { AdjustableClock } from './clock.js';
 import type { Config } from './config.js';
+import { createOutboxPruner, type PruneOptions } from './events/consumers.js';
 import { type EventSystem, startEventSystem } from './events/index.js';
 import { createNotices, type Notices } from './events/notices.js';
 import { latestEventId } from './events/outbox.js';
 import { createEndUserAuthenticator } from './http/auth.js';
 import { createRateLimiter } from './shared/rate-limit.js';
+import { createAuditService } from './modules/audit/audit.service.js';
 import { createBotService } from './modules/bot/bot.service.js';
 import { createChannelsService } from './modules/channels/channels.service.js';
 import { createClientService } from './modules/client/client.service.js';
 import { createIdentity } from './modules/identity/identity.js';
 import { createMediaService } from './modules/messages/media.service.js';
 import { createMessagesService } from './modules/messages/messages.service.js';
+import { createMessageRetention, type RetentionOptions } from './modules/messages/retention.js';
 import { createSendRules } from './modules/messages/send-rules.js';
 import { createModerationService } from './modules/moderation/moderation.service.js';
 import { createModeratorService } from './modules/moderation/moderator.service.js';
@@ -24,6 +27,7 @@ import { createPermissionsService } from './modules/roles/permissions.service.js
 import { createRolesService } from './modules/roles/roles.service.js';
 import { createSocialService } from './modules/social/social.service.js';
 import { createTokensService } from './modules/tokens/tokens.service.js';
+import { createPrivacy } from './modules/privacy/privacy.js';
 import { createTray } from './modules/tray/tray.js';
 import { createUsersService } from './modules/users/users.service.js';
 import { type BaseLookup, createWebhookTargets } from './modules/webhooks/webhook-targets.js';
@@ -33,7 +37,7 @@ import { createDiskBlobStore } from './storage/blobs.js';
 import { openStorage, type Storage } from './storage/database.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { sweepOrphanBlobs } from './storage/orphan-blobs.js';
-import { redisTargetOf } from './storage/redis-target.js';
+import { redisTargetOf, watchRedis } from './storage/redis-target.js';
 import { loadOrCreateNetworkId, loadOrCreateSecret } from './storage/settings.js';
 
 export interface ContainerOptions {
@@ -44,6 +48,10 @@ export interface ContainerOptions {
   webhooks?: Partial<WebhookOptions>;
   /** The resolver bot webhooks use (tests play DNS answers with it); default the OS resolver. */
   webhookLookup?: BaseLookup;
+  /** Outbox pruning's timing (the retention is PARLEY_OUTBOX_RETENTION_HOURS); tests shorten the interval. */
+  outboxPrune?: Partial<Omit<PruneOptions, 'retentionMs'>>;
+  /** Message retention's timing and batches (the period is PARLEY_MESSAGE_RETENTION_DAYS and each channel's own). */
+  retention?: Partial<RetentionOptions>;
 }
 
 /**
@@ -63,12 +71,41 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
     graceMs: config.blobSweepGraceMs,
   });
   if (orphanBlobs > 0) log.warn({ orphanBlobs }, 'removed blobs that no row points at');
+  // The audit trail of administrative actions: written just after each answer, pruned by one instance per period.
+  const audit = createAuditService({
+    db: base.db,
+    dialect: base.dialect,
+    clock: base.clock,
+    pageTokens: base.pageTokens,
+    retentionMs: config.auditRetentionMs,
+    adminTokenNames: () => base.tokens.listAdminTokens(),
+    // Entries hold ids only, so the log can keep what the database did not take.
+    onLost: (error, entries) => log.error({ err: error, auditEntries: entries }, 'audit entries were not written'),
+    onBackgroundError: (error) => log.error({ err: error }, 'audit retention prune failed'),
+  });
+  audit.start();
+  // Messages older than their channel's period are deleted in batches by one instance at a time.
+  const retention = createMessageRetention({
+    db: base.db,
+    dialect: base.dialect,
+    clock: base.clock,
+    blobs: base.blobs,
+    globalDays: config.messageRetentionDays,
+    ...(options.retention ? { options: options.retention } : {}),
+    onError: (error) => log.error({ err: error }, 'message retention failed'),
+  });
+  retention.start();
+  // Erasure and export of one user's data, through the services that own each part.
+  const privacy = createPrivacy({ db: base.db, dialect: base.dialect, clock: base.clock, blobs: base.blobs, services: content });
 
   return {
     ...base,
     ...content,
     ...people,
     ...delivery,
+    audit,
+    retention,
+    privacy,
     metricSources: {
       outboxLag: async () => Math.max(0, (await latestEventId(base.db)) - base.events.relay.position),
       connectedSockets: () => delivery.gateway.connectionCount,
@@ -76,10 +113,14 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
     },
     /** Stops background work and closes the database, in the reverse order of building. */
     async close(): Promise<void> {
+      await retention.stop();
+      await audit.close();
       await delivery.tray.stop();
       await delivery.botRateLimiter.close();
+      await delivery.outboxPruner.stop();
       await delivery.webhooks.stop();
       await base.events.stop();
+      await base.redisHealth?.close();
       await base.storage.close();
     },
   };
@@ -94,16 +135,20 @@ async function buildFoundation(config: Config, log: FastifyBaseLogger, options: 
   const { db, dialect } = storage;
   await migrateToLatest(db);
   const pageTokens = createPageTokens(await loadOrCreateSecret(db, 'page_token_secret'));
-  const tokens = createTokensService({ db, clock });
   // Redis (REDIS_URL) under a namespace of this database's own: deployments sharing a Redis stay apart.
   const redis = await redisTargetOf(db, config.redisUrl);
+  // Fails the start-up in one line when Redis does not answer; afterwards logs its loss and return
+  // once each, and tells /readyz.
+  const redisHealth = redis ? await watchRedis(redis.url, log) : null;
   const events: EventSystem = await startEventSystem({ redis, db, dialect, clock, ...(options.relayPollMs ? { pollIntervalMs: options.relayPollMs } : {}) });
   const notices: Notices = await createNotices(events.bus, (error) => log.error({ err: error }, 'notice handler failed'));
+  // Admin token revocations reach every instance's token cache through the notices.
+  const tokens = createTokensService({ db, clock, notices });
   if (config.adminToken) await tokens.installEnvironmentAdminToken(config.adminToken);
   // One network id for userinfo and the tray: PARLEY_NETWORK_ID, else an id made once per database.
   const networkId = config.networkId ?? (await loadOrCreateNetworkId(db, clock.now()));
   const blobs = createDiskBlobStore(config.dataDir);
-  return { config, log, options, storage, clock, db, dialect, pageTokens, tokens, redis, events, notices, networkId, blobs };
+  return { config, log, options, storage, clock, db, dialect, pageTokens, tokens, redis, redisHealth, events, notices, networkId, blobs };
 }
 
 type Foundation = Awaited<ReturnType<typeof buildFoundation>>;
@@ -171,7 +216,9 @@ async function buildPeople(base: Foundation, content: Content) {
   const webhookTargets = createWebhookTargets(config.webhookAllowedHosts, base.options.webhookLookup);
   const identity = await createIdentity({
     db,
+    dialect: base.dialect,
     clock,
+    notices,
     config,
     networkId: base.networkId,
     webhookTargets,
@@ -237,5 +284,15 @@ async function buildDelivery(base: Foundation, content: Content, people: People)
   });
   events.relay.onEvents((batch) => gateway.deliver(batch));
   const botRateLimiter = createRateLimiter({ redis });
-  return { tray, webhooks, gateway, botRateLimiter };
+  // Outbox retention: events older than the resume window go, never before every consumer has them.
+  const outboxPruner = createOutboxPruner({
+    db,
+    dialect,
+    clock,
+    options: { retentionMs: config.outboxRetentionMs, ...base.options.outboxPrune },
+    onHeldBack: (held) => log.warn(held, 'an outbox consumer holds events past the retention; delete its outbox_consumers row if it is retired'),
+    onError: (error) => log.error({ err: error }, 'outbox prune failed'),
+  });
+  outboxPruner.start();
+  return { tray, webhooks, gateway, botRateLimiter, outboxPruner };
 }

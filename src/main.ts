@@ -36,7 +36,7 @@ function banner(config: Config, address: string): string {
     `  sign-in        ${config.oidcIssuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
     `  tray           ${base}/notifications/history${config.trayEnabled ? '' : ' (off: set PARLEY_TRAY_ENABLED=1)'}`,
     `  API reference  ${base}/docs`,
-    `  health         ${base}/healthz, metrics ${base}/metrics`,
+    `  health         ${base}/healthz, readiness ${base}/readyz, metrics ${base}/metrics`,
     config.adminToken
       ? '  admin token    PARLEY_ADMIN_TOKEN is accepted (only while the variable is set)'
       : '  admin token    PARLEY_ADMIN_TOKEN is not set; named tokens: `npm run parley -- admin-token create --name me`',

@@ -1,4 +1,4 @@
-import { type LoadOptions, type LoadSample, measure, percentile, type RunningServer, sampleLoad, startParley } from '../lib.js';
+import { type LoadOptions, type LoadSample, measure, percentile, processCpuSeconds, type RunningServer, sampleLoad, startParley } from '../lib.js';
 import { describeCurrentTree, type RefTree, withRefTree } from '../worktree.js';
 import { adminHeaders, createChannel, createLoad, pageLoad, TEXT_BODY } from './message-requests.js';
 
@@ -25,10 +25,22 @@ interface Phase {
   load(server: RunningServer): LoadOptions;
 }
 
+/** A load run and the CPU seconds the server process spent during it (null without /proc). */
+interface Sample extends LoadSample {
+  serverCpuSeconds: number | null;
+}
+
 interface Round {
   first: SideName;
-  ref: LoadSample;
-  current: LoadSample;
+  ref: Sample;
+  current: Sample;
+}
+
+async function sampleWithCpu(server: RunningServer, options: LoadOptions): Promise<Sample> {
+  const before = processCpuSeconds(server.pid);
+  const sample = await sampleLoad(options);
+  const after = processCpuSeconds(server.pid);
+  return { ...sample, serverCpuSeconds: before === null || after === null ? null : after - before };
 }
 
 /**
@@ -70,8 +82,8 @@ async function runPhase(phase: Phase, sides: Sides): Promise<Round[]> {
   for (let round = 0; round < ROUNDS; round += 1) {
     const first: SideName = round % 2 === 0 ? 'ref' : 'current';
     const second: SideName = first === 'ref' ? 'current' : 'ref';
-    const firstSample = await sampleLoad({ ...phase.load(sides[first]), connections: CONNECTIONS, durationSeconds });
-    const secondSample = await sampleLoad({ ...phase.load(sides[second]), connections: CONNECTIONS, durationSeconds });
+    const firstSample = await sampleWithCpu(sides[first], { ...phase.load(sides[first]), connections: CONNECTIONS, durationSeconds });
+    const secondSample = await sampleWithCpu(sides[second], { ...phase.load(sides[second]), connections: CONNECTIONS, durationSeconds });
     rounds.push(first === 'ref' ? { first, ref: firstSample, current: secondSample } : { first, ref: secondSample, current: firstSample });
   }
   return rounds;
@@ -81,13 +93,18 @@ interface Figures {
   requestsPerSecond: number;
   p99Ms: number;
   failures: number;
+  /** Server CPU microseconds per response; null without /proc. */
+  cpuMicrosPerRequest: number | null;
 }
 
 /** Pooled: all responses over all seconds, and the p99 of every request of every sample together. */
-function figures(samples: LoadSample[]): Figures {
+function figures(samples: Sample[]): Figures {
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   const seconds = Math.max(0.001, sum(samples.map((sample) => sample.seconds)));
+  const responses = sum(samples.map((sample) => sample.responses));
+  const cpuSeconds = samples.map((sample) => sample.serverCpuSeconds);
   return {
+    cpuMicrosPerRequest: cpuSeconds.includes(null) || responses === 0 ? null : (sum(cpuSeconds as number[]) * 1e6) / responses,
     requestsPerSecond: sum(samples.map((sample) => sample.responses)) / seconds,
     p99Ms: percentile(
       samples.flatMap((sample) => sample.latenciesMs),
@@ -100,6 +117,9 @@ function figures(samples: LoadSample[]): Figures {
 function tableRow(label: string, first: string, ref: Figures, current: Figures): string {
   const rateRatio = (current.requestsPerSecond / Math.max(1e-9, ref.requestsPerSecond)).toFixed(2);
   const p99Ratio = (current.p99Ms / Math.max(1e-9, ref.p99Ms)).toFixed(2);
+  const cpu = (value: number | null) => (value === null ? 'n/a' : Math.round(value));
+  const cpuRatio =
+    ref.cpuMicrosPerRequest === null || current.cpuMicrosPerRequest === null ? 'n/a' : (current.cpuMicrosPerRequest / ref.cpuMicrosPerRequest).toFixed(2);
   const cells = [
     label,
     first,
@@ -109,6 +129,9 @@ function tableRow(label: string, first: string, ref: Figures, current: Figures):
     current.p99Ms.toFixed(1),
     rateRatio,
     p99Ratio,
+    cpu(ref.cpuMicrosPerRequest),
+    cpu(current.cpuMicrosPerRequest),
+    cpuRatio,
   ];
   return `| ${cells.join(' | ')} |`;
 }
@@ -118,8 +141,8 @@ function phaseTable(phase: Phase, rounds: Round[]): string[] {
   const current = figures(rounds.map((round) => round.current));
   const lines = [
     `\n### ${phase.title}`,
-    '| round | first | ref req/s | ref p99 ms | current req/s | current p99 ms | req/s current/ref | p99 current/ref |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| round | first | ref req/s | ref p99 ms | current req/s | current p99 ms | req/s current/ref | p99 current/ref | ref CPU µs/req | current CPU µs/req | CPU current/ref |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rounds.map((round, index) => tableRow(String(index + 1), round.first, figures([round.ref]), figures([round.current]))),
     tableRow(`**all ${rounds.length}**`, '', ref, current),
   ];
@@ -134,7 +157,8 @@ function printComparison(tree: RefTree, results: Array<{ phase: Phase; rounds: R
     `SQLite, each side on its own fresh DATA_DIR with the same data; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${roundSeconds()} s per side, the side that goes first alternating.`,
     ...results.flatMap((result) => phaseTable(result.phase, result.rounds)),
     '\nreq/s: responses per second of load; the "all" row pools every round (all responses over all seconds, p99 over all requests).',
-    'current/ref above 1 in req/s, or below 1 in p99, means the current tree is faster.',
+    "CPU µs/req: the server process's user + system CPU time during the load over the responses it gave (from /proc, 10 ms resolution); it counts work done, so other programs on the machine move it far less than req/s.",
+    'current/ref above 1 in req/s, or below 1 in p99 and CPU µs/req, means the current tree is faster.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -3,12 +3,21 @@ import { ServerKeyError } from '../modules/identity/server-key.js';
 import { EnvironmentAdminTokenError } from '../modules/tokens/tokens.service.js';
 import { DatabaseUnavailableError } from '../storage/database.js';
 import { DatabaseVersionError, MigrationFailedError } from '../storage/migrate.js';
+import { RedisUnavailableError } from '../storage/redis-target.js';
 import { OperatorError } from './errors.js';
 
 type Env = Record<string, string | undefined>;
 
 /** Errors whose message already says what went wrong and what to do. */
-const SELF_EXPLAINING = [ConfigError, DatabaseUnavailableError, DatabaseVersionError, MigrationFailedError, ServerKeyError, EnvironmentAdminTokenError];
+const SELF_EXPLAINING = [
+  ConfigError,
+  DatabaseUnavailableError,
+  DatabaseVersionError,
+  MigrationFailedError,
+  RedisUnavailableError,
+  ServerKeyError,
+  EnvironmentAdminTokenError,
+];
 
 function isSelfExplaining(error: unknown): boolean {
   return error instanceof OperatorError || SELF_EXPLAINING.some((kind) => error instanceof kind);

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { AdjustableClock } from '../clock.js';
 import { type Config, loadConfig } from '../config.js';
 import { CLIENTS_COMMANDS, CLIENTS_CREATE_OPTIONS, runClientsCommand } from '../modules/identity/identity.cli.js';
+import { recordCliAction } from '../modules/audit/audit.cli.js';
+import { parseUsersCommand, USERS_COMMANDS } from '../modules/privacy/privacy.cli.js';
 import { createTokensService, ENV_ADMIN_TOKEN_NAME, type TokensService } from '../modules/tokens/tokens.service.js';
 import { openStorage, type Storage } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -25,6 +27,7 @@ const COMMANDS: readonly { usage: string; summary: string }[] = [
   { usage: 'admin-token list', summary: 'list admin tokens (never the tokens themselves)' },
   { usage: 'admin-token revoke ID_OR_NAME', summary: `revoke an admin token (not ${ENV_ADMIN_TOKEN_NAME}: unset the variable instead)` },
   ...CLIENTS_COMMANDS,
+  ...USERS_COMMANDS,
   { usage: 'seed --demo', summary: 'add demo users, channels and messages to the database, and say how to look at them' },
   { usage: 'help', summary: 'show this list' },
 ];
@@ -70,7 +73,8 @@ async function withStorage<T>(work: (storage: Storage, config: Config) => Promis
   }
 }
 
-async function createAdminToken(tokens: TokensService, args: string[], print: Print): Promise<void> {
+/** Answers the new token's name. */
+async function createAdminToken(tokens: TokensService, args: string[], print: Print): Promise<string> {
   const name = optionOf(args, 'name');
   if (!name || !/^[A-Za-z0-9._-]{1,40}$/.test(name)) throw new UsageError('admin-token create needs --name NAME (letters, digits, . _ -; at most 40)');
   const taken = (await tokens.listAdminTokens()).some((row) => row.name === name && row.revoked_at === null);
@@ -78,6 +82,7 @@ async function createAdminToken(tokens: TokensService, args: string[], print: Pr
     throw new OperatorError(`an admin token named ${name} already exists: revoke it first (parley admin-token revoke ${name}) or pick another name`);
   }
   print((await tokens.createAdminToken(name)).token);
+  return name;
 }
 
 async function listAdminTokens(tokens: TokensService, print: Print): Promise<void> {
@@ -92,11 +97,13 @@ async function listAdminTokens(tokens: TokensService, print: Print): Promise<voi
   }
 }
 
-async function revokeAdminToken(tokens: TokensService, target: string | undefined, print: Print): Promise<void> {
+/** Answers the id or name revoked. */
+async function revokeAdminToken(tokens: TokensService, target: string | undefined, print: Print): Promise<string> {
   if (!target) throw new UsageError('admin-token revoke needs the token id or name: `parley admin-token list` shows them');
   const revoked = await tokens.revokeAdminToken(target);
   if (revoked === 0) throw new OperatorError(`no active admin token has id or name ${target}: \`parley admin-token list\` shows them`);
   print(`revoked ${revoked} token(s)`);
+  return target;
 }
 
 async function adminToken(args: string[], print: Print): Promise<void> {
@@ -107,10 +114,11 @@ async function adminToken(args: string[], print: Print): Promise<void> {
     );
   }
   await withStorage(async ({ db }) => {
-    const tokens = createTokensService({ db, clock: new AdjustableClock() });
-    if (action === 'create') return createAdminToken(tokens, rest, print);
+    const clock = new AdjustableClock();
+    const tokens = createTokensService({ db, clock });
     if (action === 'list') return listAdminTokens(tokens, print);
-    return revokeAdminToken(tokens, rest[0], print);
+    const name = action === 'create' ? await createAdminToken(tokens, rest, print) : await revokeAdminToken(tokens, rest[0], print);
+    await recordCliAction(db, clock.now(), `admin-token ${action}`, `adminToken.${action}`, [{ field: action === 'create' ? 'name' : 'token', id: name }]);
   });
 }
 
@@ -190,8 +198,39 @@ async function check(print: Print): Promise<void> {
   print('ok');
 }
 
+/**
+ * `users erase` and `users export`: the whole container is built (as the server builds it) so an
+ * erasure goes through the same services, then closed. The export is written chunk by chunk.
+ */
+async function users(args: string[], print: Print, write: (text: string) => void): Promise<void> {
+  const command = parseUsersCommand(args, optionOf);
+  if (typeof command === 'string') throw new UsageError(command);
+  const { buildContainer } = await import('../container.js');
+  const { quietLogger } = await import('./quiet-logger.js');
+  const container = await buildContainer(
+    loadConfig(),
+    quietLogger((line) => process.stderr.write(`${line}\n`)),
+  );
+  try {
+    if (command.action === 'export') {
+      for await (const chunk of await container.privacy.exports.open(command.userId)) write(chunk);
+      write('\n');
+      return;
+    }
+    const erased = await container.privacy.erasure.erase(command.userId, command.mode);
+    await recordCliAction(container.db, container.clock.now(), 'users erase', 'user.erase', [{ field: 'userId', id: command.userId }]);
+    print(
+      `erased ${command.userId}: ${Object.entries(erased)
+        .map(([what, count]) => `${count} ${what}`)
+        .join(', ')}`,
+    );
+  } finally {
+    await container.close();
+  }
+}
+
 /** Runs one command; answers -1 when it keeps running (serve), else 0. Failures are thrown. */
-async function dispatch(command: string | undefined, rest: string[], print: Print): Promise<number> {
+async function dispatch(command: string | undefined, rest: string[], print: Print, write: (text: string) => void): Promise<number> {
   switch (command) {
     case 'serve':
       await startServer();
@@ -210,6 +249,9 @@ async function dispatch(command: string | undefined, rest: string[], print: Prin
       return 0;
     case 'seed':
       await seed(rest, print);
+      return 0;
+    case 'users':
+      await users(rest, print, write);
       return 0;
     case undefined:
     case 'help':
@@ -230,10 +272,11 @@ export async function runCli(
   args: string[],
   print: Print = (line) => process.stdout.write(`${line}\n`),
   report: (text: string) => void = (text) => process.stderr.write(text),
+  write: (text: string) => void = (text) => process.stdout.write(text),
 ): Promise<number> {
   const [command, ...rest] = args;
   try {
-    return await dispatch(command, rest, print);
+    return await dispatch(command, rest, print, write);
   } catch (error) {
     report(formatFailure(error));
     return exitCodeOf(error);

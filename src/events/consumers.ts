@@ -140,3 +140,185 @@ export function createConsumerRunner(deps: { db: Executor; dialect: Dialect; clo
 }
 
 export type ConsumerRunner = ReturnType<typeof createConsumerRunner>;
+
+/** Settings rows of outbox pruning: when a run last began (the row runs claim), and the greatest id removed. */
+const PRUNED_AT_KEY = 'outbox_pruned_at';
+const PRUNED_THROUGH_KEY = 'outbox_pruned_through';
+
+export interface PruneOptions {
+  /** Events older than this may go (PARLEY_OUTBOX_RETENTION_HOURS). */
+  retentionMs: number;
+  /** How often an instance looks; a run happens at most once per interval in the whole deployment. */
+  intervalMs: number;
+  /** Events removed per transaction. */
+  batchSize: number;
+  /** The pause between two batches, so other writers get the database in between. */
+  pauseMs: number;
+}
+
+export const DEFAULT_PRUNE_OPTIONS: Omit<PruneOptions, 'retentionMs'> = { intervalMs: 10 * 60_000, batchSize: 500, pauseMs: 20 };
+
+/** A consumer whose cursor keeps events older than the retention in the outbox. */
+export interface HeldBack {
+  consumer: string;
+  lastId: number;
+  /** When its cursor last moved. */
+  updatedAt: number;
+}
+
+interface BatchOutcome {
+  deleted: number;
+  more: boolean;
+  heldBack: HeldBack | null;
+}
+
+/** A settings row as a number, locked for this transaction (skipping it on PostgreSQL if another holds it); null when held or missing. */
+async function claimSetting(trx: Executor, dialect: Dialect, key: string): Promise<number | null> {
+  const locking = dialect === 'postgres' ? sql` for update skip locked` : sql``;
+  const result = await sql<{ value: string }>`select value from settings where key = ${key}${locking}`.execute(trx);
+  const row = result.rows[0];
+  return row ? Number(row.value) : null;
+}
+
+/** The greatest event id pruning removed (0 before any): a stream resuming from before it missed events. */
+export async function prunedThrough(db: Executor): Promise<number> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', PRUNED_THROUGH_KEY).executeTakeFirst();
+  const value = Number(row?.value ?? 0);
+  return Number.isSafeInteger(value) ? value : 0;
+}
+
+/** The consumer with the lowest cursor, or null when there is none. */
+async function slowestConsumer(trx: Executor): Promise<{ name: string; last_id: number; updated_at: number } | undefined> {
+  const row = await trx.selectFrom('outbox_consumers').select(['name', 'last_id', 'updated_at']).orderBy('last_id').orderBy('name').limit(1).executeTakeFirst();
+  return row ? { name: row.name, last_id: Number(row.last_id), updated_at: Number(row.updated_at) } : undefined;
+}
+
+/**
+ * One batch of pruning, in the caller's transaction: the oldest events, up to the first one younger
+ * than the retention, never past the slowest consumer's cursor (a tray or webhook consumer that is
+ * behind still reads them) and never the newest event (the position that fresh streams and newly
+ * registered consumers start from). Outbox ids follow commit order (outbox.ts), so no event below the
+ * newest is still to commit.
+ */
+async function pruneBatch(trx: Executor, dialect: Dialect, options: PruneOptions, now: number, due: (lastRun: number) => boolean): Promise<BatchOutcome> {
+  const idle: BatchOutcome = { deleted: 0, more: false, heldBack: null };
+  const lastRun = await claimSetting(trx, dialect, PRUNED_AT_KEY);
+  if (lastRun === null || !due(lastRun)) return idle;
+  const cutoff = now - options.retentionMs;
+  const slowest = await slowestConsumer(trx);
+  const newest = await latestEventId(trx);
+  const bound = Math.min(newest - 1, slowest?.last_id ?? Number.POSITIVE_INFINITY);
+  const rows = await trx.selectFrom('outbox').select(['id', 'created_at']).where('id', '<=', bound).orderBy('id').limit(options.batchSize).execute();
+  let last = 0;
+  for (const row of rows) {
+    if (Number(row.created_at) >= cutoff) break;
+    last = Number(row.id);
+  }
+  const deleted = last === 0 ? 0 : Number((await trx.deleteFrom('outbox').where('id', '<=', last).executeTakeFirst()).numDeletedRows);
+  if (last > 0) {
+    const through = Math.max(last, await prunedThrough(trx));
+    await trx
+      .updateTable('settings')
+      .set({ value: String(through) })
+      .where('key', '=', PRUNED_THROUGH_KEY)
+      .execute();
+  }
+  await trx
+    .updateTable('settings')
+    .set({ value: String(now) })
+    .where('key', '=', PRUNED_AT_KEY)
+    .execute();
+  const more = deleted > 0 && rows.length === options.batchSize && last === Number(rows.at(-1)?.id);
+  let heldBack: HeldBack | null = null;
+  if (!more && slowest && slowest.last_id < newest - 1) {
+    // Stopped at a consumer's cursor rather than at the retention: say so when what it holds is old.
+    const next = await trx.selectFrom('outbox').select('created_at').where('id', '>', slowest.last_id).orderBy('id').limit(1).executeTakeFirst();
+    if (next && Number(next.created_at) < cutoff) heldBack = { consumer: slowest.name, lastId: slowest.last_id, updatedAt: slowest.updated_at };
+  }
+  return { deleted, more, heldBack };
+}
+
+/**
+ * Outbox retention: events are kept for the resume window (`retentionMs`) and then removed, oldest
+ * first, in small batches, each its own transaction. Every instance looks once per interval; a run
+ * claims the `outbox_pruned_at` settings row the way durable consumers claim their cursor rows (FOR
+ * UPDATE SKIP LOCKED on PostgreSQL) and goes ahead only when no run began within the interval, so the
+ * deployment prunes once per interval whatever its number of instances. The greatest id removed is
+ * kept in `outbox_pruned_through`: a stream resuming from before it is told to reload.
+ */
+export function createOutboxPruner(deps: {
+  db: Executor;
+  dialect: Dialect;
+  clock: Clock;
+  options: Pick<PruneOptions, 'retentionMs'> & Partial<PruneOptions>;
+  /** Told when a consumer's cursor keeps events older than the retention. */
+  onHeldBack?: (heldBack: HeldBack) => void;
+  onError?: (error: unknown) => void;
+}) {
+  const options: PruneOptions = { ...DEFAULT_PRUNE_OPTIONS, ...deps.options };
+  let timer: NodeJS.Timeout | null = null;
+  let firstLook: NodeJS.Timeout | null = null;
+  let running: Promise<number> | null = null;
+  let stopped = false;
+
+  async function ensureRows(): Promise<void> {
+    for (const key of [PRUNED_AT_KEY, PRUNED_THROUGH_KEY]) {
+      await deps.db
+        .insertInto('settings')
+        .values({ key, value: '0' })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .execute();
+    }
+  }
+
+  /** Batches until the outbox holds nothing more to remove, when no run began within the interval. */
+  async function run(): Promise<number> {
+    await ensureRows();
+    const now = deps.clock.now();
+    // Instances' clocks differ a little; a clock moved back by more than an interval (the test clock)
+    // must not stop pruning until it catches up again.
+    const due = (lastRun: number) => now - lastRun >= options.intervalMs || lastRun - now > options.intervalMs;
+    let total = 0;
+    for (let first = true; !stopped; first = false) {
+      const outcome = await runTransaction(deps.db, (trx) => pruneBatch(trx, deps.dialect, options, now, first ? due : () => true));
+      total += outcome.deleted;
+      if (outcome.heldBack) deps.onHeldBack?.(outcome.heldBack);
+      if (!outcome.more) break;
+      await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+    }
+    return total;
+  }
+
+  const tick = () => {
+    if (running) return;
+    running = run()
+      .catch((error: unknown) => {
+        deps.onError?.(error);
+        return 0;
+      })
+      .finally(() => {
+        running = null;
+      });
+  };
+
+  return {
+    /** Looks every interval, the first time soon after start. */
+    start(): void {
+      if (timer || stopped) return;
+      firstLook = setTimeout(tick, Math.min(options.intervalMs, 60_000));
+      firstLook.unref();
+      timer = setInterval(tick, options.intervalMs);
+      timer.unref();
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      if (firstLook) clearTimeout(firstLook);
+      timer = null;
+      firstLook = null;
+      if (running) await running;
+    },
+  };
+}
+
+export type OutboxPruner = ReturnType<typeof createOutboxPruner>;

@@ -5,7 +5,12 @@ import type { EventBus } from './bus.js';
  * Notices: cross-module reactions that need no durable record (the outbox holds what must not be lost).
  * A notice runs this instance's handlers at once, and reaches the other instances through the bus.
  */
-export type Notice = { type: 'user.globalBanChanged'; userId: string; banned: boolean };
+export type Notice =
+  | { type: 'user.globalBanChanged'; userId: string; banned: boolean }
+  /** Admin tokens were revoked: every instance forgets the admin tokens it cached (tokens.service.ts). */
+  | { type: 'adminToken.revoked'; tokenIds: string[] }
+  /** An OAuth client was deleted: every instance forgets it, so a bot's deleted client gets no more tokens. */
+  | { type: 'oauthClient.deleted'; clientId: string };
 
 export type NoticeType = Notice['type'];
 type Handler<T extends NoticeType> = (notice: Extract<Notice, { type: T }>) => void;
@@ -49,11 +54,20 @@ export async function createNotices(bus: EventBus, onError: (error: unknown) => 
 
 function parseNotice(message: string): { origin: string; notice: Notice } | null {
   try {
-    const value = JSON.parse(message) as { origin?: unknown; notice?: { type?: unknown; userId?: unknown; banned?: unknown } };
+    const value = JSON.parse(message) as {
+      origin?: unknown;
+      notice?: { type?: unknown; userId?: unknown; banned?: unknown; tokenIds?: unknown; clientId?: unknown };
+    };
     const notice = value.notice;
     if (typeof value.origin !== 'string' || !notice) return null;
     if (notice.type === 'user.globalBanChanged' && typeof notice.userId === 'string' && typeof notice.banned === 'boolean') {
       return { origin: value.origin, notice: { type: notice.type, userId: notice.userId, banned: notice.banned } };
+    }
+    if (notice.type === 'adminToken.revoked' && Array.isArray(notice.tokenIds) && notice.tokenIds.every((id) => typeof id === 'string')) {
+      return { origin: value.origin, notice: { type: notice.type, tokenIds: notice.tokenIds as string[] } };
+    }
+    if (notice.type === 'oauthClient.deleted' && typeof notice.clientId === 'string') {
+      return { origin: value.origin, notice: { type: notice.type, clientId: notice.clientId } };
     }
     return null;
   } catch {

@@ -1,5 +1,6 @@
-import { CompiledQuery } from 'kysely';
-import { dialectOf, type Executor } from '../storage/database.js';
+import { CompiledQuery, type RawBuilder, sql } from 'kysely';
+import { chunks } from '../storage/chunks.js';
+import { type Dialect, dialectOf, type Executor } from '../storage/database.js';
 import { valuesList } from '../storage/values-list.js';
 import type { OutboxTable } from '../storage/schema.js';
 import { recordAppendedEvents } from '../storage/transactions.js';
@@ -146,4 +147,89 @@ export async function latestEventId(db: Executor): Promise<number> {
     .select((eb) => eb.fn.max('id').as('max'))
     .executeTakeFirst();
   return Number(row?.max ?? 0);
+}
+
+/**
+ * The message id of a `message.created` payload, as migration 0015 indexes it (`outbox_message_created`):
+ * the same expression, character for character, or the database does not use the index. It answers the
+ * id's JSON spelling (JSON.stringify without the quotes).
+ */
+function messageIdOfPayload(dialect: Dialect): RawBuilder<string | null> {
+  const position = dialect === 'postgres' ? 'strpos' : 'instr';
+  return sql.raw<string | null>(
+    `case when ${position}(payload, '","channelId":') > 15 then substr(payload, 15, ${position}(payload, '","channelId":') - 15) end`,
+  );
+}
+
+/** A `message.created` event as redaction finds it: its id, commit time and message. */
+export interface MessageCreatedRef {
+  id: number;
+  createdAt: number;
+  messageId: string;
+}
+
+const jsonSpelling = (id: string): string => JSON.stringify(id).slice(1, -1);
+
+/** The `message.created` events of these messages still in the outbox (the outbox_message_created index). */
+export async function messageCreatedEvents(db: Executor, messageIds: readonly string[]): Promise<MessageCreatedRef[]> {
+  const byJson = new Map(messageIds.map((id) => [jsonSpelling(id), id]));
+  const found: MessageCreatedRef[] = [];
+  const key = messageIdOfPayload(dialectOf(db));
+  for (const chunk of chunks([...byJson.keys()])) {
+    // The type as a literal: a partial index is used only when the query's own text implies its condition.
+    const rows = await db
+      .selectFrom('outbox')
+      .select(['id', 'created_at', key.as('message_id')])
+      .where('type', '=', sql.lit('message.created'))
+      .where(key, 'in', chunk)
+      .execute();
+    for (const row of rows) {
+      const messageId = byJson.get(row.message_id ?? '');
+      if (messageId !== undefined) found.push({ id: Number(row.id), createdAt: Number(row.created_at), messageId });
+    }
+  }
+  return found;
+}
+
+/** A page of a channel's `message.created` events after an id, in id order (the outbox_channel index). */
+export async function channelMessageCreatedEvents(db: Executor, channelId: string, afterId: number, limit: number): Promise<MessageCreatedRef[]> {
+  const rows = await db
+    .selectFrom('outbox')
+    .select(['id', 'created_at', messageIdOfPayload(dialectOf(db)).as('message_id')])
+    .where('channel_id', '=', channelId)
+    .where('id', '>', afterId)
+    .where('type', '=', 'message.created')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: Number(row.id), createdAt: Number(row.created_at), messageId: idOfJsonSpelling(row.message_id) }));
+}
+
+/** The id a JSON spelling stands for; '' (no message) for none or a malformed one. */
+function idOfJsonSpelling(spelling: string | null): string {
+  if (spelling === null) return '';
+  try {
+    const id: unknown = JSON.parse(`"${spelling}"`);
+    return typeof id === 'string' ? id : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Rows per CASE update: two values each, well under both databases' limits on bound values. */
+const REWRITE_CHUNK = 200;
+
+/**
+ * Replaces the payloads of committed events (redaction): one UPDATE per chunk, its payloads chosen by
+ * a CASE on the id. Meant for the transaction of the change that makes the old payload wrong.
+ */
+export async function rewritePayloads(trx: Executor, rewrites: ReadonlyArray<{ id: number; payload: string }>): Promise<void> {
+  for (let start = 0; start < rewrites.length; start += REWRITE_CHUNK) {
+    const chunk = rewrites.slice(start, start + REWRITE_CHUNK);
+    const cases = sql.join(
+      chunk.map((rewrite) => sql`when ${rewrite.id} then ${rewrite.payload}`),
+      sql` `,
+    );
+    await sql`update outbox set payload = case id ${cases} end where id in (${sql.join(chunk.map((rewrite) => rewrite.id))})`.execute(trx);
+  }
 }

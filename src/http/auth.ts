@@ -16,6 +16,26 @@ export function bearerTokenOf(request: FastifyRequest): string | null {
   return match?.[1] ?? null;
 }
 
+/** What each kind of token is called, and the surface that takes it. */
+const TOKEN_KINDS: Record<TokenKind, { name: string; surface: string; how: string }> = {
+  admin: { name: 'an admin token', surface: 'the admin API', how: 'an admin token (PARLEY_ADMIN_TOKEN or `parley admin-token create`)' },
+  user: { name: 'a user access token', surface: 'the client API, the stream and the notification tray', how: 'a user access token' },
+  bot: { name: 'a bot token', surface: 'the bot API', how: 'a bot token (the client_credentials grant at /oauth/token)' },
+};
+
+/**
+ * The 403 for a live token of another kind, naming the surface and the token it takes ("An admin token
+ * cannot be used on the client API, ...: use a user access token, sent as Authorization: Bearer <token>.").
+ * `surface` and `sendAs` say it for a surface the accepted kinds do not name alone (the stream).
+ */
+export function wrongTokenKind(kind: TokenKind, accepted: readonly TokenKind[], surface?: string, sendAs = 'Authorization: Bearer <token>'): AppError {
+  const presented = TOKEN_KINDS[kind].name;
+  const where = surface ?? accepted.map((one) => TOKEN_KINDS[one].surface).join(' or ');
+  const wanted = accepted.map((one) => TOKEN_KINDS[one].how).join(' or ');
+  const sentence = `${presented.charAt(0).toUpperCase()}${presented.slice(1)} cannot be used on ${where}: use ${wanted}, sent as ${sendAs}.`;
+  return new AppError('forbidden', sentence);
+}
+
 /**
  * An onRequest hook that admits only tokens of the given kinds: none or unknown is 401 / 400100, a live
  * token of another kind is 403 / 400300. Callback-style: an admin token seen in the last seconds is
@@ -25,7 +45,7 @@ export function bearerTokenOf(request: FastifyRequest): string | null {
 export function requireToken(tokens: TokensService, kinds: readonly TokenKind[]) {
   const admit = (request: FastifyRequest, principal: Principal | null): void => {
     if (principal === null) throw new AppError('unauthorized', 'Token is invalid or expired.');
-    if (!kinds.includes(principal.kind)) throw new AppError('forbidden', `A ${principal.kind} token cannot be used here.`);
+    if (!kinds.includes(principal.kind)) throw wrongTokenKind(principal.kind, kinds);
     request.principal = principal;
   };
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
@@ -67,11 +87,12 @@ export function createEndUserAuthenticator(
   isGloballyBanned: (userId: string) => Promise<boolean>,
   kinds: readonly TokenKind[] = ['user'],
 ) {
-  return async function authenticateEndUser(token: string | null): Promise<Principal> {
+  /** `where` names the surface and how it takes the token, for the stream's own wording. */
+  return async function authenticateEndUser(token: string | null, where?: { surface: string; sendAs: string }): Promise<Principal> {
     if (token === null) throw new AppError('unauthorized', 'Missing bearer token.');
     const principal = await tokens.resolve(token);
     if (principal === null) throw new AppError('unauthorized', 'Token is invalid or expired.');
-    if (!kinds.includes(principal.kind)) throw new AppError('forbidden', `A ${principal.kind} token cannot be used here.`);
+    if (!kinds.includes(principal.kind)) throw wrongTokenKind(principal.kind, kinds, where?.surface, where?.sendAs);
     if (await isGloballyBanned(principal.userId)) throw new AppError('globallyBanned');
     return principal;
   };

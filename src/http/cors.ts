@@ -36,8 +36,9 @@ export function installCors(app: FastifyInstance): void {
       void reply.code(204).headers(PREFLIGHT_HEADERS).send();
       return;
     }
-    // Besides the safelisted ones, what a client reads: the rate limit's wait, the bearer challenge.
-    reply.header('access-control-expose-headers', 'retry-after, www-authenticate, x-request-id');
+    // Besides the safelisted ones, what a client reads: the rate limit's wait, the bearer challenge,
+    // the body fields that were ignored.
+    reply.header('access-control-expose-headers', 'retry-after, www-authenticate, x-request-id, parley-ignored-fields');
     done();
   });
 }

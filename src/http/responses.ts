@@ -13,13 +13,13 @@ export const ErrorEnvelope = Type.Object(
     data: Type.Object({
       detail: Type.Array(Type.String(), {
         description:
-          "The problems as readable sentences, each naming its field (`body.userId: must have required property 'userId'`); empty when there are none. " +
+          'The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. ' +
           "A list of strings, as the original service's typed clients decode it",
       }),
       fields: Type.Optional(
         Type.Array(
           Type.Object({
-            field: Type.String({ description: 'Where the problem is: `body.userIds[3]`, `query.limit`' }),
+            field: Type.String({ description: 'Where the problem is: `body.userIds[3]`, `querystring.limit`' }),
             message: Type.String({ description: 'What is wrong there' }),
           }),
           { description: "The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key" },
@@ -36,10 +36,10 @@ export const ErrorEnvelope = Type.Object(
       {
         status: 'error',
         code: 500000,
-        message: "body.userId must have required property 'userId'.",
+        message: 'userId is required.',
         data: {
-          detail: ["body.userId: must have required property 'userId'"],
-          fields: [{ field: 'body.userId', message: "must have required property 'userId'" }],
+          detail: ['body.userId: is required'],
+          fields: [{ field: 'body.userId', message: 'is required' }],
         },
       },
     ],

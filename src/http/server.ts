@@ -4,12 +4,14 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyRequest } from 'fastify';
+import Fastify from 'fastify';
 import type { Config } from '../config.js';
 import { AppError } from '../shared/errors.js';
 import { installCors } from './cors.js';
 import { installErrorHandling, sendError } from './error-handler.js';
+import { reportIgnoredFields } from './ignored-fields.js';
 import { installBodyParsers, parseQueryString } from './parsing.js';
+import { logDestination, RequestLog, serializeRequest } from './request-log.js';
 import { ErrorEnvelope } from './responses.js';
 import type { TypedApp } from './typed-app.js';
 import { buildValidatorFactory } from './validation.js';
@@ -42,15 +44,16 @@ function requestIdOf(request: { headers: Record<string, string | string[] | unde
 
 /** The Fastify instance every surface mounts on: logging, limits, parsing, errors, CORS and the API reference. */
 export async function createServer(config: Config, logStream?: { write(line: string): void }): Promise<{ app: TypedApp; routes: RegisteredRoute[] }> {
+  const destination = logDestination(logStream);
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      ...(logStream ? { stream: logStream } : {}),
-      serializers: {
-        // The query string can carry access_token (avatar view); log the path only.
-        req: (request: FastifyRequest) => ({ method: request.method, url: request.url.split('?')[0], id: request.id }),
-      },
+      ...(destination ? { stream: destination } : {}),
+      // The query string can carry a token (the stream's ?token=, an avatar's access_token): paths only.
+      serializers: { req: serializeRequest },
     },
+    // The request lines: method, route pattern, status and error code; probes at debug (request-log.ts).
+    logController: new RequestLog(),
     genReqId: requestIdOf,
     bodyLimit: 1024 * 1024,
     // Our own node:http server: a request not received whole within requestTimeoutMs is answered 408
@@ -80,6 +83,7 @@ export async function createServer(config: Config, logStream?: { write(line: str
   const routes: RegisteredRoute[] = [];
   app.addHook('onRoute', (route) => {
     declareBodyLimit(route.schema);
+    reportIgnoredFields(route);
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       routes.push({
         method: String(method),
@@ -91,8 +95,11 @@ export async function createServer(config: Config, logStream?: { write(line: str
   });
   // Callback-style (not async) hooks: they run on every request, and an async hook costs a promise
   // and a microtask hop each.
+  app.decorateRequest('routePattern', null);
   app.addHook('onRequest', (request, reply, done) => {
     request.principal = null;
+    // Read once: routeOptions builds a new object on every read, and metrics and the log both need it.
+    request.routePattern = request.routeOptions.url ?? null;
     reply.header('x-request-id', request.id);
     done();
   });
@@ -119,6 +126,8 @@ const API_DESCRIPTION = `Parley is a self-hosted chat, sign-in, moderation and a
 
 Send tokens as \`Authorization: Bearer <token>\`. Request bodies are JSON or forms with nested keys (\`userIds[]=a\`, \`options[limit]=5\`); the sign-in endpoints take plain RFC forms. Every error is one envelope, \`{"status":"error","code":400400,"message":"...","data":{"detail":[...]}}\`, where \`data.detail\` names the fields of a validation error; the OAuth endpoints add RFC 6749 \`error\` and \`error_description\`. Rate-limited calls answer 429 with \`Retry-After\`.
 
+Body fields the endpoint does not know are ignored, as the original service did, and named in the \`Parley-Ignored-Fields\` response header (on success and error alike): a comma-separated list of field paths such as \`emial, options.limt, userIds[2].x\`, at most 20 (\`...\` ends a longer list; characters outside visible ASCII, \`,\` and \`%\` are percent-encoded). A method a path does not serve answers 405 with \`Allow\` listing those it does, in the envelope with code 400400; an unknown path answers 404 with 400400.
+
 This document is generated from the routes' own schemas, which also serialize the answers. It is served at /openapi.json, and read at /docs.`;
 
 /** The document's tags, one per group of routes, in the order a reader meets the surfaces. */
@@ -132,6 +141,9 @@ const API_TAGS = [
   { name: 'reactions', description: 'Administration API: reactions on messages' },
   { name: 'oauth clients', description: 'Administration API: the OAuth clients that sign people in' },
   { name: 'bots', description: 'Administration API: bots, their credentials and webhooks' },
+  { name: 'admin tokens', description: 'Administration API: the admin tokens, listed, created and revoked' },
+  { name: 'audit', description: 'Administration API: the audit trail of administrative and moderation actions' },
+  { name: 'retention', description: 'Administration API: how long messages are kept, globally and per channel' },
   { name: 'bot', description: 'Bot API: a bot sends text, pictures and files to a person or a group' },
   { name: 'sign-in', description: 'OpenID Connect 1.0: discovery, keys, the authorization-code flow, tokens, userinfo, the sign-in pages and avatars' },
   { name: 'client', description: "Client API: the caller's profile, channels with unread counts, and read marker" },

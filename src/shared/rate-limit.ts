@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { RedisTarget } from '../storage/redis-target.js';
+import { isCommandTimeout, lostConnection, REDIS_CLIENT_OPTIONS, type RedisTarget } from '../storage/redis-target.js';
 import { AppError } from './errors.js';
 
 /**
@@ -59,20 +59,26 @@ return {count, ttl}
 
 /**
  * Redis-backed. If Redis cannot be reached, requests are let through on the local memory limiter
- * (fail open per instance) rather than refused: the limit protects the server, not a secret.
+ * (fail open per instance) rather than refused: the limit protects the server, not a secret. A lost
+ * connection falls back at once, a silent one (no answer within a second) is dropped, so no request
+ * waits on Redis longer than that, and only once.
  */
 export function createRedisRateLimiter(url: string, options: { prefix: string; now?: () => number }): RateLimiter {
-  const redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true });
+  const redis = new Redis(url, { ...REDIS_CLIENT_OPTIONS, lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true, commandTimeout: 1_000 });
   redis.on('error', () => undefined);
+  const lost = lostConnection(redis);
   const fallback = createMemoryRateLimiter(options.now);
   const { prefix } = options;
   return {
     async hit(key, limit, windowMs) {
+      if (lost()) return fallback.hit(key, limit, windowMs);
       try {
         const reply = (await redis.eval(HIT_SCRIPT, 1, prefix + key, String(windowMs))) as [number, number];
         const count = Number(reply[0]);
         return { allowed: count <= limit, count, resetInMs: Math.max(0, Number(reply[1])) };
-      } catch {
+      } catch (error) {
+        // A connection that stopped answering is dropped: until it is back, hits skip Redis at once.
+        if (isCommandTimeout(error)) redis.disconnect(true);
         return fallback.hit(key, limit, windowMs);
       }
     },

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { ensurePrivateDir, narrowMode, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from './file-modes.js';
 
 /**
  * Where uploaded bytes live. Keys are ours (never a user's file name), so they are safe path parts.
@@ -33,11 +34,37 @@ async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
+/**
+ * Blobs written by a start that left them readable to other users (mode 0644 in a 0755 tree) are
+ * narrowed to 0600 in 0700 directories. A blob directory already private holds only private blobs
+ * (they are written so), so the walk happens once.
+ */
+function narrowExistingBlobs(blobDir: string): void {
+  let mode: number;
+  try {
+    mode = fs.statSync(blobDir).mode;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if ((mode & 0o077) === 0) return;
+  for (const shard of fs.readdirSync(blobDir)) {
+    const shardDir = path.join(blobDir, shard);
+    narrowMode(shardDir);
+    if (!fs.statSync(shardDir).isDirectory()) continue;
+    for (const key of fs.readdirSync(shardDir)) narrowMode(path.join(shardDir, key));
+  }
+  narrowMode(blobDir);
+}
+
 export function createDiskBlobStore(root: string): BlobStore {
   const blobDir = path.join(root, 'blobs');
   const tmpDir = path.join(root, 'blobs-tmp');
-  fs.mkdirSync(blobDir, { recursive: true });
-  fs.mkdirSync(tmpDir, { recursive: true });
+  // DATA_DIR and everything under it are the server user's only, whatever the umask (file-modes.ts).
+  ensurePrivateDir(root);
+  narrowExistingBlobs(blobDir);
+  ensurePrivateDir(blobDir);
+  ensurePrivateDir(tmpDir);
   // Temporary files left by a crash mid-write are never referenced; clear them at start.
   for (const leftover of fs.readdirSync(tmpDir)) fs.rmSync(path.join(tmpDir, leftover), { force: true });
 
@@ -49,8 +76,8 @@ export function createDiskBlobStore(root: string): BlobStore {
       checkKey(key);
       const target = pathOf(key);
       const temporary = path.join(tmpDir, `${key}.${randomBytes(6).toString('hex')}`);
-      await fsp.mkdir(path.dirname(target), { recursive: true });
-      const handle = await fsp.open(temporary, 'wx');
+      await fsp.mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
+      const handle = await fsp.open(temporary, 'wx', PRIVATE_FILE_MODE);
       try {
         try {
           await handle.writeFile(data);

@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { startBackgroundCheckpointer } from './checkpointer.js';
+import { ensurePrivateDir, ensurePrivateFile, narrowMode } from './file-modes.js';
 import { searchFold } from './search-fold.js';
 import type { Database } from './schema.js';
 
@@ -112,11 +112,17 @@ function openPostgres(databaseUrl: string, poolSize: number): Storage {
   };
 }
 
-/** Opens DATA_DIR/parley.sqlite; a directory it cannot write or a file that is no database is said plainly. */
+/**
+ * Opens DATA_DIR/parley.sqlite; a directory it cannot write or a file that is no database is said plainly.
+ * DATA_DIR is 0700 and the database 0600 whatever the umask (file-modes.ts); SQLite gives its -wal and
+ * -shm files the database's mode, and those an earlier start left open are narrowed too.
+ */
 function openSqliteFile(dataDir: string): SQLite.Database {
   const file = path.join(dataDir, 'parley.sqlite');
   try {
-    fs.mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDir(dataDir);
+    ensurePrivateFile(file);
+    for (const companion of [`${file}-wal`, `${file}-shm`]) narrowMode(companion);
     const database = new SQLite(file);
     database.pragma('journal_mode = WAL');
     return database;

@@ -8,6 +8,7 @@ import type {
   MessageFlagsTable,
   ModerationRulesTable,
   WebhookDeliveriesTable,
+  ChannelRetentionTable,
 } from './schema/messages.js';
 import type {
   OAuthClientsTable,
@@ -32,6 +33,7 @@ import type {
   TrayStateTable,
 } from './schema/social.js';
 import type { OutboxTable, OutboxConsumersTable, SettingsTable } from './schema/system.js';
+import type { AuditLogTable, AuditTargetsTable } from './schema/audit.js';
 
 export type { UsersTable, UserFlagsTable, TokensTable, RolesTable } from './schema/people.js';
 export type { ChannelsTable, ChannelTagsTable, ChannelMembersTable } from './schema/channels.js';
@@ -43,6 +45,7 @@ export type {
   MessageFlagsTable,
   ModerationRulesTable,
   WebhookDeliveriesTable,
+  ChannelRetentionTable,
 } from './schema/messages.js';
 export type {
   OAuthClientsTable,
@@ -67,6 +70,7 @@ export type {
   TrayStateTable,
 } from './schema/social.js';
 export type { OutboxTable, OutboxConsumersTable, SettingsTable } from './schema/system.js';
+export type { AuditLogTable, AuditTargetsTable } from './schema/audit.js';
 
 /**
  * Table shapes shared by SQLite and PostgreSQL. Dialect-neutral on purpose: times are integer
@@ -108,4 +112,7 @@ export interface Database {
   tray_reads: TrayReadsTable;
   tray_state: TrayStateTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  audit_log: AuditLogTable;
+  audit_targets: AuditTargetsTable;
+  channel_retention: ChannelRetentionTable;
 }

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linesOf, runParley, tempDataDir } from './processes.js';
 
@@ -34,6 +36,8 @@ describe('the parley command line', { timeout: 120_000 }, () => {
       'clients list',
       'clients delete',
       'seed --demo',
+      'users erase',
+      'users export',
       'help',
     ];
     for (const command of commands) {
@@ -82,6 +86,25 @@ describe('the parley command line', { timeout: 120_000 }, () => {
       expect.stringMatching(/^parley: an admin token named ops already exists: revoke it first \(parley admin-token revoke ops\)/),
     ]);
     expect(result.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it('records admin-token create and revoke in the audit trail under the actor cli, never the token', async () => {
+    const created = await runParley(['admin-token', 'create', '--name', 'audited'], env);
+    expect(created.code).toBe(0);
+    expect((await runParley(['admin-token', 'revoke', 'audited'], env)).code).toBe(0);
+    const database = new Database(path.join(dataDir, 'parley.sqlite'), { readonly: true });
+    try {
+      const rows = database
+        .prepare("select actor, operation, route, targets from audit_log where actor_type = 'cli' and targets like '%audited%' order by at")
+        .all();
+      expect(rows).toEqual([
+        { actor: 'cli', operation: 'adminToken.create', route: 'admin-token create', targets: '[["name","audited"]]' },
+        { actor: 'cli', operation: 'adminToken.revoke', route: 'admin-token revoke', targets: '[["token","audited"]]' },
+      ]);
+      expect(JSON.stringify(database.prepare('select * from audit_log').all())).not.toContain(created.stdout.trim());
+    } finally {
+      database.close();
+    }
   });
 
   it('prints the stack trace of a failure with PARLEY_DEBUG=1', async () => {

@@ -64,7 +64,7 @@ describe.each(testDatabases)('admin reaction routes as the original answered the
     const { messageId } = await reactedMessage('like');
     const missing = await admin.call('DELETE', `/api/v2/reactions?referenceId=${messageId}&referenceType=message`);
     expect(missing.statusCode).toBe(422);
-    expect(missing.json().data.fields).toEqual([{ field: 'query.reactionName', message: "must have required property 'reactionName'" }]);
+    expect(missing.json().data.fields).toEqual([{ field: 'query.reactionName', message: 'is required' }]);
     const otherType = await admin.call('DELETE', `/api/v2/reactions?referenceId=${messageId}&referenceType=post&reactionName=like`);
     expect(otherType.statusCode).toBe(422);
     expect(otherType.json().data.fields[0].field).toBe('query.referenceType');

@@ -1,3 +1,4 @@
+import { Readable, Transform } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { onTestFinished, TestRunner } from 'vitest';
 import { describeErrors, isObject, type JsonSchema, jsonDifferences, validatorCache } from './json-schema.js';
@@ -166,7 +167,7 @@ export function installResponseValidation(app: FastifyInstance, options: { failT
     serverErrors.set(request, error.message);
     done();
   });
-  app.addHook('onSend', (request, reply, payload, done) => {
+  function record(request: FastifyRequest, reply: FastifyReply, payload: unknown): void {
     const check = checkAnswer(request, reply, payload, handlerObjects.get(request));
     const serverError = reply.statusCode >= 500 ? serverErrors.get(request) : undefined;
     if (check !== null && serverError !== undefined) check.serverError = serverError;
@@ -174,7 +175,27 @@ export function installResponseValidation(app: FastifyInstance, options: { failT
       checks.push(check);
       if (check.outcome === 'violates' && failTests) report(check);
     }
-    done(null, payload);
+  }
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!(payload instanceof Readable)) {
+      record(request, reply, payload);
+      done(null, payload);
+      return;
+    }
+    // A streamed answer (a user export) is checked once it has all gone by, chunks passed on unchanged.
+    const chunks: Buffer[] = [];
+    const tee = new Transform({
+      transform(chunk: Buffer | string, _encoding, next) {
+        chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+        next(null, chunk);
+      },
+      flush(next) {
+        record(request, reply, Buffer.concat(chunks));
+        next();
+      },
+    });
+    payload.pipe(tee);
+    done(null, tee);
   });
 
   return {

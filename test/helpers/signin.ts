@@ -20,7 +20,7 @@ export function signInClient(t: TestApp) {
     const redirectUri = `https://app.example/${t.uniqueId('cb')}`;
     const response = await admin.call('POST', '/api/v2/oauth/clients', { name: 'Test app', redirectUris: [redirectUri], ...body });
     if (response.statusCode !== 200) throw new Error(`create client: ${response.statusCode} ${response.body}`);
-    const json = response.json() as { clientId: string; clientSecret: string | null; redirectUris: string[] };
+    const json = response.json() as { clientId: string; clientSecret: string | null; redirectUris: string[]; postLogoutRedirectUris: string[] };
     return { ...json, redirectUri: json.redirectUris[0] as string };
   }
 

@@ -40,9 +40,10 @@ describe('CORS and caches', () => {
     expect(ok.statusCode).toBe(204);
     const none = await t.app.inject({ method: 'OPTIONS', url: '/client/v1/no-such-route', headers: { origin, 'access-control-request-method': 'GET' } });
     expect(none.statusCode).toBe(204);
-    // A plain OPTIONS (no Access-Control-Request-Method) is not a preflight: the router answers.
+    // A plain OPTIONS (no Access-Control-Request-Method) is not a preflight: the router answers, 405
+    // with the methods the path serves.
     const plain = await t.app.inject({ method: 'OPTIONS', url: '/client/v1/me', headers: { origin } });
-    expect(plain.statusCode).toBe(404);
+    expect({ status: plain.statusCode, allow: plain.headers.allow }).toEqual({ status: 405, allow: 'GET, HEAD' });
     // Not on the sign-in pages, bot and admin APIs.
     for (const url of ['/login', '/oauth/authorize', '/bot/v1/direct/message', '/api/v2/users', '/logout']) {
       const response = await t.app.inject({ method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': 'POST' } });

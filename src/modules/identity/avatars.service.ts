@@ -1,19 +1,15 @@
-import sharp from 'sharp';
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
+import { decoderOf, readImageHeader } from '../messages/images.js';
 import type { UserRow } from '../users/users.types.js';
 import { createAvatarsStore } from './avatars.store.js';
 
 export const AVATAR_SIZES = { large: 512, small: 128 } as const;
 export type AvatarSize = keyof typeof AVATAR_SIZES;
-
-/** Decoding limit, checked from the header before any pixel is allocated (decompression bombs). */
-const MAX_INPUT_PIXELS = 60_000_000;
-const ACCEPTED = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 'tiff']);
 
 const blobKey = (avatarId: string, size: AvatarSize): string => `avatar-${avatarId}-${size}`;
 
@@ -25,18 +21,10 @@ const refuse = (message: string): AppError => new AppError('badRequest', message
  * transparency, JPEG otherwise.
  */
 async function renderAvatar(input: Buffer): Promise<{ contentType: string; variants: Map<AvatarSize, Buffer> }> {
-  let metadata: sharp.Metadata;
-  try {
-    metadata = await sharp(input, { limitInputPixels: false }).metadata();
-  } catch {
-    throw refuse('File is not an image that can be read.');
-  }
-  if (!metadata.format || !ACCEPTED.has(metadata.format) || !metadata.width || !metadata.height) {
-    throw refuse('File is not an image that can be read (JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF).');
-  }
-  if (metadata.width * metadata.height > MAX_INPUT_PIXELS) throw refuse('Image is too large: at most 60 megapixels.');
-  const png = metadata.hasAlpha === true;
-  const base = sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' }).rotate();
+  // The limits of every image path (messages/images.ts), from the header, before any pixel is decoded.
+  const header = await readImageHeader(input);
+  const png = header.hasAlpha;
+  const base = decoderOf(input);
   try {
     const entries = await Promise.all(
       (Object.entries(AVATAR_SIZES) as Array<[AvatarSize, number]>).map(async ([size, pixels]) => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
+import type { Notices } from '../../events/notices.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
@@ -15,6 +16,8 @@ export type ClientGrantType = 'authorization_code' | 'refresh_token' | 'client_c
 export interface CreateClientInput {
   name: string;
   redirectUris: string[];
+  /** Where RP-Initiated Logout may send the browser back to (exact matches); none by default. */
+  postLogoutRedirectUris?: string[];
   grantTypes?: Array<'authorization_code' | 'refresh_token'>;
   public?: boolean;
   idTokenSignedResponseAlg?: IdTokenAlg;
@@ -30,6 +33,7 @@ export interface OAuthClient {
   clientId: string;
   name: string;
   redirectUris: string[];
+  postLogoutRedirectUris: string[];
   grantTypes: ClientGrantType[];
   isPublic: boolean;
   idTokenAlg: IdTokenAlg;
@@ -41,23 +45,27 @@ export interface OAuthClient {
 
 const REFUSED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:']);
 
-function invalidUri(index: number, message: string): AppError {
-  return new AppError('parameters', `redirectUris[${index}] ${message}.`, { detail: [{ field: `body.redirectUris[${index}]`, message }] });
+function invalidUri(field: string, index: number, message: string): AppError {
+  return new AppError('parameters', `${field}[${index}] ${message}.`, { detail: [{ field: `body.${field}[${index}]`, message }] });
 }
 
-/** Absolute, no fragment, not a scheme that runs code (RFC 6749 section 3.1.2; OAuth 2.0 Security BCP). */
-export function checkRedirectUris(uris: readonly string[]): string[] {
+/**
+ * Absolute, no fragment, not a scheme that runs code (RFC 6749 section 3.1.2; OAuth 2.0 Security BCP).
+ * `field` names the list in a refusal: redirectUris, or postLogoutRedirectUris (RP-Initiated Logout
+ * 3.1 sets the same rules).
+ */
+export function checkRedirectUris(uris: readonly string[], field = 'redirectUris'): string[] {
   uris.forEach((uri, index) => {
     let url: URL;
     try {
       url = new URL(uri);
     } catch {
-      throw invalidUri(index, 'must be an absolute URI');
+      throw invalidUri(field, index, 'must be an absolute URI');
     }
-    if (REFUSED_SCHEMES.has(url.protocol)) throw invalidUri(index, `must not use the ${url.protocol} scheme`);
-    if (uri.includes('#')) throw invalidUri(index, 'must not contain a fragment');
+    if (REFUSED_SCHEMES.has(url.protocol)) throw invalidUri(field, index, `must not use the ${url.protocol} scheme`);
+    if (uri.includes('#')) throw invalidUri(field, index, 'must not contain a fragment');
     // A URI is ASCII (RFC 3986); anything else cannot go back in a Location header as registered.
-    if (!/^[\x21-\x7e]+$/.test(uri)) throw invalidUri(index, 'must be printable ASCII without spaces: percent-encode other characters');
+    if (!/^[\x21-\x7e]+$/.test(uri)) throw invalidUri(field, index, 'must be printable ASCII without spaces: percent-encode other characters');
   });
   return [...new Set(uris)];
 }
@@ -75,8 +83,10 @@ const CLIENT_ID_SHAPE = /^[\x21-\x7e]{1,64}$/;
 const sealContext = (clientId: string): string => `client:${clientId}`;
 
 /**
- * The token endpoint reads its client from a cache for at most this long: a deleted client or a
- * banned bot stops getting tokens within two seconds on every instance (at once on this one).
+ * The token endpoint reads its client from a cache for at most this long. A deleted client or a
+ * banned bot stops getting tokens at once on this instance and, through the notices
+ * (`oauthClient.deleted`, `user.globalBanChanged`), on every instance the bus reaches; within this
+ * bound in any case (the bus down, a deletion by the CLI).
  */
 const CLIENT_CACHE_MS = 2000;
 const CLIENT_CACHE_ENTRIES = 1000;
@@ -105,6 +115,7 @@ function toClient(row: ClientRow, botBanned = false): OAuthClient {
     clientId: row.client_id,
     name: row.name,
     redirectUris: parseJson<string[]>(row.redirect_uris, []),
+    postLogoutRedirectUris: parseJson<string[]>(row.post_logout_redirect_uris, []),
     grantTypes: parseJson<ClientGrantType[]>(row.grant_types, []),
     isPublic: row.is_public === 1,
     idTokenAlg: row.id_token_alg === 'RS256' ? 'RS256' : 'HS256',
@@ -117,6 +128,7 @@ function toClient(row: ClientRow, botBanned = false): OAuthClient {
 interface NewClient {
   name: string;
   redirectUris: string[];
+  postLogoutRedirectUris: string[];
   grantTypes: ClientGrantType[];
   isPublic: boolean;
   alg: IdTokenAlg;
@@ -133,6 +145,7 @@ function clientRow(sealer: Sealer, input: NewClient): { row: ClientRow; secret: 
     name: input.name,
     secret_sealed: secret === null ? null : sealer.seal(secret, sealContext(clientId)),
     redirect_uris: JSON.stringify(input.redirectUris),
+    post_logout_redirect_uris: JSON.stringify(input.postLogoutRedirectUris),
     grant_types: JSON.stringify(input.grantTypes),
     is_public: input.isPublic ? 1 : 0,
     id_token_alg: input.alg,
@@ -159,7 +172,8 @@ function signInClient(input: CreateClientInput, now: number): NewClient {
   // The code grant always comes with refresh tokens (API-CONVENTIONS.md section 4).
   const grantTypes: ClientGrantType[] = ['authorization_code', 'refresh_token'];
   const alg = input.idTokenSignedResponseAlg ?? (isPublic ? 'RS256' : 'HS256');
-  return { name: input.name, redirectUris, grantTypes, isPublic, alg, botUserId: null, now };
+  const postLogoutRedirectUris = checkRedirectUris(input.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris');
+  return { name: input.name, redirectUris, postLogoutRedirectUris, grantTypes, isPublic, alg, botUserId: null, now };
 }
 
 /** Clients the token endpoint read lately, until when each may be answered from here. */
@@ -218,10 +232,13 @@ export function createClientsService(deps: {
   sealer: Sealer;
   /** A bot's webhook URL is refused here when it names an internal address. */
   webhookTargets: WebhookTargets;
+  /** The server's notices: deletions are told to the other instances' caches; absent in the CLI. */
+  notices?: Pick<Notices, 'publish' | 'on'>;
 }) {
   const { db, clock, sealer } = deps;
   const store = createClientsStore(db);
   const cache: ClientCache = new Map();
+  deps.notices?.on('oauthClient.deleted', ({ clientId }) => cache.delete(clientId));
 
   return {
     toClient,
@@ -240,6 +257,7 @@ export function createClientsService(deps: {
       const { row, secret } = clientRow(sealer, {
         name: input.displayName,
         redirectUris: [],
+        postLogoutRedirectUris: [],
         grantTypes: ['client_credentials'],
         isPublic: false,
         alg: 'HS256',
@@ -276,6 +294,7 @@ export function createClientsService(deps: {
       });
       cache.delete(clientId);
       if (!deleted) throw notFound('Client');
+      deps.notices?.publish({ type: 'oauthClient.deleted', clientId });
     },
 
     ...clientLookups(store, clock, sealer, cache),

@@ -10,6 +10,8 @@ export function discoveryDocument(publicUrl: string, issuer: string) {
     token_endpoint: `${publicUrl}/oauth/token`,
     userinfo_endpoint: `${publicUrl}/userinfo`,
     jwks_uri: `${publicUrl}/oauth/jwks`,
+    // OpenID Connect RP-Initiated Logout 1.0: the sign-out page takes logout requests.
+    end_session_endpoint: `${publicUrl}/logout`,
     scopes_supported: ['openid', 'profile'],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

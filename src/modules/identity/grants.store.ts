@@ -1,4 +1,4 @@
-import type { Executor } from '../../storage/database.js';
+import type { Dialect, Executor } from '../../storage/database.js';
 import type { AuthorizationCodesTable, RefreshTokensTable, TokensTable } from '../../storage/schema.js';
 
 export type CodeRow = AuthorizationCodesTable;
@@ -9,6 +9,15 @@ export type AccessTokenRow = TokensTable;
 /** Authorization codes, refresh tokens, and revoking what one grant produced. */
 export function createGrantsStore(db: Executor) {
   return {
+    /**
+     * Holds the user row shared until the transaction ends (PostgreSQL; SQLite runs one write
+     * transaction at a time). A revocation locks it exclusively first (credentials.store.ts), so
+     * tokens written here are either committed before it reads them or refused after it.
+     */
+    async shareLockUser(userId: string, dialect: Dialect): Promise<void> {
+      if (dialect === 'postgres') await db.selectFrom('users').select('id').where('id', '=', userId).forShare().execute();
+    },
+
     async insertCode(row: CodeRow): Promise<void> {
       await db.insertInto('authorization_codes').values(row).execute();
     },
@@ -49,7 +58,7 @@ export function createGrantsStore(db: Executor) {
       return db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
     },
 
-    /** Rotation: exactly one caller sees true; a second use of the same token is a replay. */
+    /** Rotation: exactly one caller sees true; a later use is a reuse (grant-refresh-token.ts decides which). */
     async markRefreshUsed(tokenHash: string, now: number): Promise<boolean> {
       const result = await db
         .updateTable('refresh_tokens')
@@ -59,6 +68,18 @@ export function createGrantsStore(db: Executor) {
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Whether a refresh token that replaced this one (by its id) has been used in turn. */
+    async hasUsedSuccessor(tokenId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('refresh_tokens')
+        .select('id')
+        .where('parent_id', '=', tokenId)
+        .where('used_at', 'is not', null)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
 
     /** Revokes every access and refresh token issued from one authorization code. */

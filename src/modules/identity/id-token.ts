@@ -27,7 +27,9 @@ export function fullNameOf(user: UserRow): string {
 
 /**
  * Claims by scope, as API-CONVENTIONS.md section 4 fixes them: `openid` carries firstname, lastname
- * and email; `openid profile` carries name and email instead. Strings are never null.
+ * and email; `openid profile` carries name and email instead. The original's claims (firstname,
+ * lastname, email) are "" when empty, never null, as its SDKs read them; the standard `name` is left
+ * out when the user has none (OpenID Connect Core 5.3.2: no claim rather than an empty one).
  */
 export function idTokenClaims(input: IdTokenInput): Record<string, string | number> {
   const iat = Math.floor(input.nowMs / 1000);
@@ -39,7 +41,8 @@ export function idTokenClaims(input: IdTokenInput): Record<string, string | numb
     iat,
   };
   if (input.scopes.includes('profile')) {
-    claims.name = fullNameOf(input.user);
+    const name = fullNameOf(input.user);
+    if (name !== '') claims.name = name;
   } else {
     claims.firstname = input.user.firstname ?? '';
     claims.lastname = input.user.lastname ?? '';

@@ -19,7 +19,8 @@ export const CLIENTS_COMMANDS = [
 ] as const;
 
 /** The options of `clients create` beyond its synopsis. */
-export const CLIENTS_CREATE_OPTIONS = '--redirect-uri may repeat; --public: no secret (the app uses PKCE); --id-token-alg HS256|RS256';
+export const CLIENTS_CREATE_OPTIONS =
+  '--redirect-uri may repeat; --post-logout-redirect-uri URI (may repeat): where /logout may send the browser back; --public: no secret (the app uses PKCE); --id-token-alg HS256|RS256';
 
 function optionsOf(args: string[], name: string): string[] {
   const values: string[] = [];
@@ -48,20 +49,30 @@ async function withClients<T>(env: Env | undefined, work: (clients: ClientsServi
 
 /** The service's refusal, in the words of the command line (its options, not the API's fields). */
 function usageErrorOf(error: AppError): UsageError {
-  const reason = error.message.replace(/redirectUris(\[\d+\])?/g, '--redirect-uri').replace(/\.$/, '');
+  const reason = error.message
+    .replace(/postLogoutRedirectUris(\[\d+\])?/g, '--post-logout-redirect-uri')
+    .replace(/redirectUris(\[\d+\])?/g, '--redirect-uri')
+    .replace(/\.$/, '');
   return new UsageError(`clients create refused: ${reason}; fix the options (see parley help)`);
 }
 
 async function createClient(args: string[], print: Print, env: Env | undefined): Promise<void> {
   const name = optionsOf(args, 'name')[0];
   const redirectUris = optionsOf(args, 'redirect-uri');
+  const postLogoutRedirectUris = optionsOf(args, 'post-logout-redirect-uri');
   const alg = optionsOf(args, 'id-token-alg')[0];
   if (!name || redirectUris.length === 0 || (alg !== undefined && alg !== 'HS256' && alg !== 'RS256')) {
     throw new UsageError('clients create needs --name NAME and at least one --redirect-uri URI; --id-token-alg is HS256 or RS256');
   }
   const isPublic = args.includes('--public');
   const create = (clients: ClientsService) =>
-    clients.create({ name, redirectUris, public: isPublic, ...(alg === 'HS256' || alg === 'RS256' ? { idTokenSignedResponseAlg: alg } : {}) });
+    clients.create({
+      name,
+      redirectUris,
+      postLogoutRedirectUris,
+      public: isPublic,
+      ...(alg === 'HS256' || alg === 'RS256' ? { idTokenSignedResponseAlg: alg } : {}),
+    });
   const { row, secret } = await withClients(env, create).catch((error: unknown) => {
     throw error instanceof AppError ? usageErrorOf(error) : error;
   });
@@ -69,6 +80,7 @@ async function createClient(args: string[], print: Print, env: Env | undefined):
   print(`client_secret  ${secret ?? '(none: public client, use PKCE)'}`);
   print(`id_token_alg   ${row.id_token_alg}`);
   print(`redirect_uris  ${redirectUris.join(' ')}`);
+  if (postLogoutRedirectUris.length > 0) print(`post_logout_redirect_uris  ${postLogoutRedirectUris.join(' ')}`);
   if (secret !== null) print('Keep the secret now: it is not shown again.');
 }
 

@@ -1,16 +1,19 @@
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
+import type { Notices } from '../../events/notices.js';
 import type { BlobStore } from '../../storage/blobs.js';
-import type { Executor } from '../../storage/database.js';
+import type { Dialect, Executor } from '../../storage/database.js';
 import type { TokensService } from '../tokens/tokens.service.js';
 import type { UserRow } from '../users/users.types.js';
 import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import { createAuthorizeService } from './authorize/authorize.service.js';
 import { createAvatarsService } from './avatars.service.js';
 import { createClientsService } from './clients.service.js';
+import { createCredentialsService } from './credentials.service.js';
 import { createCsrf } from './csrf.js';
 import { createGrantsStore } from './grants.store.js';
 import { createLoginService } from './login.service.js';
+import { createLogoutChecks } from './logout.js';
 import { checkServerKey, createSealer, loadServerKeyMaterial } from './server-key.js';
 import { createSessionsStore } from './sessions.store.js';
 import { createLoginSessions } from './sessions.js';
@@ -27,14 +30,18 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
  */
 export async function createIdentity(deps: {
   db: Executor;
+  /** PostgreSQL locks the user row around token grants and revocations; SQLite needs no lock. */
+  dialect: Dialect;
   clock: Clock;
-  config: Pick<Config, 'publicUrl' | 'oidcIssuer' | 'dataDir' | 'secretKey'>;
+  config: Pick<Config, 'publicUrl' | 'oidcIssuer' | 'dataDir' | 'secretKey' | 'refreshReuseWindowMs'>;
   blobs: BlobStore;
   tokens: TokensService;
   /** The deployment's network id: userinfo's `nid` / `networkId` (the tray's records carry the same). */
   networkId: string;
   /** Where a bot's webhook URL may point (checked when a bot is created or its webhook moved). */
   webhookTargets: WebhookTargets;
+  /** The server's notices: a deleted OAuth client is forgotten by every instance's cache. */
+  notices?: Pick<Notices, 'publish' | 'on'>;
   /** The users module's lookups: sign-in reads the user it signs in. */
   users: { findById(userId: string): Promise<UserRow | undefined>; findByUsername(username: string): Promise<UserRow | undefined> };
   onBackgroundError?: (error: unknown) => void;
@@ -47,7 +54,7 @@ export async function createIdentity(deps: {
 
   const findUser = (userId: string) => deps.users.findById(userId);
   const grants = createGrantsStore(db);
-  const clients = createClientsService({ db, clock, sealer, webhookTargets: deps.webhookTargets });
+  const clients = createClientsService({ db, clock, sealer, webhookTargets: deps.webhookTargets, notices: deps.notices });
   const sessions = createLoginSessions({ db, clock });
   const throttle = createLoginThrottle({ db, clock });
   const login = createLoginService({ findUserByUsername: (username) => deps.users.findByUsername(username), throttle });
@@ -65,17 +72,21 @@ export async function createIdentity(deps: {
   };
 
   const authorize = createAuthorizeService({ db, clock, issuer: config.oidcIssuer, clients, findUser, afterWrite: sweepIfDue });
-  const issuer = createTokenIssuer({ db, clock, issuer: config.oidcIssuer, clients, rsa });
-  const token = createTokenService({ clock, clients, grants, issuer, findUser });
+  const issuer = createTokenIssuer({ db, dialect: deps.dialect, clock, issuer: config.oidcIssuer, clients, rsa });
+  const token = createTokenService({ clock, clients, grants, issuer, findUser, reuseWindowMs: config.refreshReuseWindowMs });
   const basePath = new URL(config.publicUrl).pathname.replace(/\/+$/, '');
 
   return {
     clients,
     avatars,
     sessions,
+    /** The operator's view of a user's sessions, tokens and grants, and their revocation. */
+    credentials: createCredentialsService({ db, dialect: deps.dialect, clock, findUser }),
     login,
     authorize,
     token,
+    /** RP-Initiated Logout's checks of a logout request (/logout). */
+    logout: createLogoutChecks({ issuer: config.oidcIssuer, clients, rsa }),
     rsa,
     csrf: createCsrf(sealer),
     findUser,

@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, ti
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Executor } from '../../storage/database.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../../storage/file-modes.js';
 
 /**
  * The server key: 32 bytes that encrypt secrets at rest (OAuth client secrets, which must be read
@@ -53,7 +54,7 @@ function readKeyFile(file: string): Buffer | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+  if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, PRIVATE_FILE_MODE);
   if (text.length < 32)
     throw new ServerKeyError(`${file} is shorter than 32 characters: restore it from a backup, or remove it only if nothing was encrypted with it yet`);
   return Buffer.from(text, 'utf8');
@@ -144,9 +145,9 @@ async function writePendingKey(db: Executor, pending: PendingSealer): Promise<bo
       `${file} is missing, and this database was set up with a server key: restore secret.key from a backup of DATA_DIR, or set PARLEY_SECRET_KEY to that key (no key file was written)`,
     );
   }
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir);
   try {
-    fs.writeFileSync(file, material, { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(file, material, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -14,8 +14,13 @@ export function createSessionsStore(db: Executor) {
       return db.selectFrom('login_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst();
     },
 
-    async revokeSession(idHash: string, now: number): Promise<void> {
-      await db.updateTable('login_sessions').set({ revoked_at: now }).where('id_hash', '=', idHash).where('revoked_at', 'is', null).execute();
+    async touchSession(idHash: string, now: number): Promise<void> {
+      await db.updateTable('login_sessions').set({ last_seen_at: now }).where('id_hash', '=', idHash).execute();
+    },
+
+    /** Ends a session: the row goes, so nothing of the sign-in stays behind once the person signs out. */
+    async deleteSession(idHash: string): Promise<void> {
+      await db.deleteFrom('login_sessions').where('id_hash', '=', idHash).execute();
     },
 
     async recordFailure(keys: readonly string[], now: number): Promise<void> {

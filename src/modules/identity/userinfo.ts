@@ -4,13 +4,39 @@ import type { UserRow } from '../users/users.types.js';
 import { fullNameOf } from './id-token.js';
 import { oauthError } from './oauth-errors.js';
 
+/** The userinfo answer; the standard OpenID Connect claims are present only with a value. */
+export interface UserinfoRecord {
+  _id: string;
+  nid: string;
+  networkId: string;
+  network_admin: 'true' | 'false';
+  username: string;
+  firstname: string;
+  lastname: string;
+  email: string;
+  avatar: string;
+  position: string;
+  status: string;
+  extras: Record<string, unknown>;
+  sub: string;
+  name?: string;
+  given_name?: string;
+  family_name?: string;
+  preferred_username?: string;
+  picture?: string;
+  title: string;
+}
+
 /**
  * The userinfo answer (API-CONVENTIONS.md section 4): the original's fields as strings, "" when
- * empty and never null, `extras` as an object, and the standard OpenID Connect names beside them.
+ * empty and never null (its SDKs read them unconditionally), `extras` as an object, and the standard
+ * OpenID Connect claims beside them. A standard claim without a value is left out, not sent as ""
+ * (OpenID Connect Core 5.3.2): a relying party reads an absent claim as unknown, an empty one as a
+ * value (an empty picture URL, an empty name). `email` is one of the original's fields and `title`
+ * (the position) no OpenID Connect claim, so both stay "" when empty.
  */
-export function presentUserinfo(user: UserRow, context: { networkId: string; avatarUrl: (avatarId: string) => string }) {
-  const avatar = user.avatar ?? '';
-  return {
+export function presentUserinfo(user: UserRow, context: { networkId: string; avatarUrl: (avatarId: string) => string }): UserinfoRecord {
+  const info: UserinfoRecord = {
     _id: user.id,
     nid: context.networkId,
     networkId: context.networkId,
@@ -19,18 +45,20 @@ export function presentUserinfo(user: UserRow, context: { networkId: string; ava
     firstname: user.firstname ?? '',
     lastname: user.lastname ?? '',
     email: user.email ?? '',
-    avatar,
+    avatar: user.avatar ?? '',
     position: user.position ?? '',
     status: user.status ?? '',
     extras: parseJson<Record<string, unknown>>(user.extras, {}),
     sub: user.id,
-    name: fullNameOf(user),
-    given_name: user.firstname ?? '',
-    family_name: user.lastname ?? '',
-    preferred_username: user.username ?? '',
-    picture: avatar === '' ? '' : context.avatarUrl(avatar),
     title: user.position ?? '',
   };
+  const name = fullNameOf(user);
+  if (name !== '') info.name = name;
+  if (user.firstname) info.given_name = user.firstname;
+  if (user.lastname) info.family_name = user.lastname;
+  if (user.username) info.preferred_username = user.username;
+  if (user.avatar) info.picture = context.avatarUrl(user.avatar);
+  return info;
 }
 
 /** RFC 6750 section 3: the challenge names the error, so a client knows to refresh or re-authorize. */

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newObjectId } from '../../storage/ids.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
+import { dataTextsOf, labelTextsOf } from '../moderation/user-texts.js';
 import type { TokenKind } from '../tokens/tokens.service.js';
 import type { UserRow } from '../users/users.types.js';
 import type { CreateFailure, CreateOutcome, MessageDraft, MessageWriter } from './create-rules.js';
@@ -27,8 +28,9 @@ export interface GuardedText {
 }
 
 /**
- * The moderation seam: every guard sees the text of a message (text, every string of custom data,
- * an image caption) before anything is stored, and refuses by throwing an AppError.
+ * The moderation seam: every guard sees the text of a message (text, every key and string of custom
+ * data, tags, topic, an image caption, a file name) before anything is stored, and refuses by
+ * throwing an AppError.
  */
 export type TextGuard = (actor: MessageActor, input: { channelId: string; texts: GuardedText[] }) => void | Promise<void>;
 
@@ -99,16 +101,6 @@ function failureError(failure: CreateFailure): AppError {
   return new AppError('notFound', 'Parent message not found in this channel.', {
     detail: [{ field: 'body.parentId', message: 'must be a live message of the same channel' }],
   });
-}
-
-/** Every string value of custom data, with its path, for the text guards. */
-function stringsOf(value: unknown, path: string, into: GuardedText[]): GuardedText[] {
-  if (typeof value === 'string') into.push({ field: path, text: value });
-  else if (Array.isArray(value)) value.forEach((item, index) => stringsOf(item, `${path}[${index}]`, into));
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) stringsOf(item, `${path}.${key}`, into);
-  }
-  return into;
 }
 
 function textOf(data: Record<string, unknown>): string {
@@ -182,8 +174,10 @@ export function createMessageCreates(deps: { writer: MessageWriter; clock: Clock
         texts = [{ field: 'data.text', text }];
       } else {
         data = jsonWithinLimit(input.data, 'data');
-        texts = textGuards.length > 0 ? stringsOf(input.data, 'data', []) : [];
+        texts = textGuards.length > 0 ? dataTextsOf(input.data, 'data') : [];
       }
+      // Tags and the topic are shown beside the text: the same rules judge them.
+      if (textGuards.length > 0) labelTextsOf(input.tags, input.topicId, texts);
       const checking = textGuards.length > 0 ? checkTexts(actor, input.channelId, texts) : undefined;
       if (checking) await checking;
       return insert(actor, {

@@ -2,6 +2,7 @@ import type fs from 'node:fs';
 import type { BlobStore } from '../../storage/blobs.js';
 import { notFound } from '../../shared/errors.js';
 import { newObjectId } from '../../storage/ids.js';
+import { labelTextsOf } from '../moderation/user-texts.js';
 import type { Clock } from '../../clock.js';
 import { normalizeContentType, sanitizeFileName, servedContentType } from './files.js';
 import { contentTypeOf, type ProcessedImage, processImage } from './images.js';
@@ -40,9 +41,10 @@ export interface OpenedBlob {
 }
 
 /**
- * Image and file messages. Order of work: text guards, decoding, blobs written (atomically), then the
- * message row in its transaction; when anything after the first blob fails, every blob of the
- * request is removed again, so a failed request leaves neither a row nor a file.
+ * Image and file messages. Order of work: text guards (caption or file name, tags, topic), decoding,
+ * blobs written (atomically), then the message row in its transaction; when anything after the first
+ * blob fails, every blob of the request is removed again, so a failed request leaves neither a row
+ * nor a file.
  */
 export function createMediaService(deps: { messages: MessagesService; blobs: BlobStore; clock: Clock; maxImagePixels?: number }) {
   const { messages, blobs, clock } = deps;
@@ -87,7 +89,8 @@ export function createMediaService(deps: { messages: MessagesService; blobs: Blo
 
     async createImageMessage(actor: MessageActor, input: ImageMessageInput): Promise<CreatedMessage> {
       const caption = input.caption ?? '';
-      if (caption !== '') await messages.checkTexts(actor, input.channelId, [{ field: 'caption', text: caption }]);
+      const texts = labelTextsOf(input.tags, input.topicId, caption !== '' ? [{ field: 'caption', text: caption }] : []);
+      if (texts.length > 0) await messages.checkTexts(actor, input.channelId, texts);
       const image = input.decoded ?? (await decodeImage(input.file, input.fullImage === true));
       const fileId = newObjectId(clock.now());
       const media: MessageMedia = { kind: 'image', fileId, format: image.format, sizes: [...image.variants.keys()], width: image.width, height: image.height };
@@ -107,7 +110,7 @@ export function createMediaService(deps: { messages: MessagesService; blobs: Blo
     async createFileMessage(actor: MessageActor, input: FileMessageInput): Promise<CreatedMessage> {
       const fileId = newObjectId(clock.now());
       const fileName = sanitizeFileName(input.fileName);
-      await messages.checkTexts(actor, input.channelId, [{ field: 'file', text: fileName }]);
+      await messages.checkTexts(actor, input.channelId, labelTextsOf(input.tags, input.topicId, [{ field: 'file', text: fileName }]));
       const contentType = normalizeContentType(input.contentType);
       const media: MessageMedia = { kind: 'file', fileId, name: fileName, contentType, size: input.file.length };
       const data = { fileId, fileName, contentType, size: input.file.length };

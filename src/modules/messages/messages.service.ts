@@ -1,6 +1,13 @@
 import type SQLite from 'better-sqlite3';
 import type { Clock } from '../../clock.js';
-import { appendEvents, type DomainEvent } from '../../events/outbox.js';
+import {
+  appendEvents,
+  channelMessageCreatedEvents,
+  type DomainEvent,
+  type MessageCreatedRef,
+  messageCreatedEvents,
+  rewritePayloads,
+} from '../../events/outbox.js';
 import { notFound } from '../../shared/errors.js';
 import type { PageTokens } from '../../shared/paging.js';
 import type { BlobStore } from '../../storage/blobs.js';
@@ -15,7 +22,8 @@ import { type MessageRow, presentMessage } from './messages.present.js';
 import { createPostgresMessageWriter } from './messages.postgres.js';
 import { createMessageQuery } from './messages.query.js';
 import { createSqliteMessageWriter } from './messages.sqlite.js';
-import { createMessagesStore } from './messages.store.js';
+import { createMessagesStore, mediaAfterDelete } from './messages.store.js';
+import { type RedactedEvent, redactWebhookDeliveries } from '../webhooks/webhook-redaction.js';
 
 export {
   type CreatedMessage,
@@ -26,6 +34,72 @@ export {
   type PreparedMessage,
   type TextGuard,
 } from './create-messages.js';
+
+/** `message.created` events a close redacts per page. */
+const CLOSE_REDACTION_PAGE = 500;
+
+/**
+ * A deleted message leaves no copy of what it said: its `message.created` events in the outbox (which
+ * a resuming stream replays) become a tombstone, the message's record as deleted (isDeleted true, data
+ * emptied, fileId null: the shape of every deleted message, and of the `message.deleted` event that
+ * follows), and the webhook deliveries made from them are rewritten alike. In the delete's transaction.
+ */
+async function redactCopies(trx: Executor, dialect: Dialect, rows: readonly MessageRow[], events: readonly MessageCreatedRef[], now: number): Promise<void> {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const redacted: RedactedEvent[] = [];
+  for (const event of events) {
+    const row = byId.get(event.messageId);
+    if (row?.is_deleted === 1) redacted.push({ id: event.id, type: 'message.created', createdAt: event.createdAt, data: presentMessage(row) });
+  }
+  if (redacted.length === 0) return;
+  await rewritePayloads(
+    trx,
+    redacted.map((event) => ({ id: event.id, payload: JSON.stringify(event.data) })),
+  );
+  await redactWebhookDeliveries(trx, dialect, redacted, now);
+}
+
+/**
+ * Deletes these messages as deleteMessage deletes one, in the caller's transaction: channels locked
+ * first (in lockChannels' order), the live ones marked deleted and emptied, message and comment counts
+ * lowered, every copy redacted (outbox tombstones, webhook deliveries), file names and types dropped
+ * from the media kept for the blob sweep, and one `message.deleted` per message, with no acting user.
+ * Answers the rows deleted; messages already deleted are skipped. The caller runs the blob sweep after commit.
+ */
+export async function deleteMessagesIn(trx: Executor, dialect: Dialect, ids: readonly string[], now: number): Promise<MessageRow[]> {
+  const inTrx = createMessagesStore(trx, dialect);
+  const channels = [...new Set((await inTrx.liveMessageChannels([...ids])).values())];
+  if (channels.length === 0) return [];
+  await inTrx.lockChannels(channels);
+  const deleted = await inTrx.markManyDeleted(ids, now);
+  const perChannel = new Map<string, number>();
+  const perParent = new Map<string, number>();
+  for (const row of deleted) {
+    perChannel.set(row.channel_id, (perChannel.get(row.channel_id) ?? 0) + 1);
+    if (row.parent_id !== null) perParent.set(row.parent_id, (perParent.get(row.parent_id) ?? 0) + 1);
+    const media = mediaAfterDelete(row.media);
+    if (media !== row.media) {
+      await inTrx.setMedia(row.id, media);
+      row.media = media;
+    }
+  }
+  for (const [channelId, count] of [...perChannel].sort(([a], [b]) => (a < b ? -1 : 1))) await inTrx.addToMessageCount(channelId, -count);
+  // A parent in the same batch is deleted too; its count drops all the same, as with one delete after another.
+  for (const [parentId, count] of [...perParent].sort(([a], [b]) => (a < b ? -1 : 1))) await inTrx.addToChildren(parentId, -count, now);
+  await redactCopies(
+    trx,
+    dialect,
+    deleted,
+    await messageCreatedEvents(
+      trx,
+      deleted.map((row) => row.id),
+    ),
+    now,
+  );
+  const events: DomainEvent[] = deleted.map((row) => ({ type: 'message.deleted', channelId: row.channel_id, userId: null, data: presentMessage(row) }));
+  await appendEvents(trx, events, now);
+  return deleted;
+}
 
 export function createMessagesService(deps: {
   db: Executor;
@@ -79,11 +153,12 @@ export function createMessagesService(deps: {
         if (!found) throw notFound('Message');
         if (found.is_deleted === 1) return found;
         await inTrx.lockChannel(found.channel_id);
-        const deleted = await inTrx.markDeleted(messageId, now);
+        const deleted = await inTrx.markDeleted(messageId, now, mediaAfterDelete(found.media));
         // Deleted meanwhile by someone else: deleting is idempotent.
         if (!deleted) return (await inTrx.findById(messageId)) as MessageRow;
         await inTrx.addToMessageCount(deleted.channel_id, -1);
         if (deleted.parent_id !== null) await inTrx.addToChildren(deleted.parent_id, -1, now);
+        await redactCopies(trx, dialect, [deleted], await messageCreatedEvents(trx, [messageId]), now);
         const event: DomainEvent = { type: 'message.deleted', channelId: deleted.channel_id, userId: actor.userId, data: presentMessage(deleted) };
         await appendEvents(trx, [event], now);
         return deleted;
@@ -92,9 +167,21 @@ export function createMessagesService(deps: {
       return new LazyCreatedMessage(row, await lookups.user(row.user_id));
     },
 
-    /** A ChannelCloseHook: closing a channel soft-deletes all its messages inside the close transaction. */
+    /** A ChannelCloseHook: closing a channel soft-deletes all its messages, and redacts their copies, inside the close transaction. */
     async deleteAllOnClose(trx: Executor, channelId: string, now: number): Promise<void> {
-      await createMessagesStore(trx, dialect).deleteAllInChannel(channelId, now);
+      const inTrx = createMessagesStore(trx, dialect);
+      await inTrx.deleteAllInChannel(channelId, now);
+      for (const row of await inTrx.pendingMediaIn(channelId)) {
+        const media = mediaAfterDelete(row.media);
+        if (media !== row.media) await inTrx.setMedia(row.id, media);
+      }
+      for (let afterId = 0; ; ) {
+        const events = await channelMessageCreatedEvents(trx, channelId, afterId, CLOSE_REDACTION_PAGE);
+        const last = events.at(-1);
+        if (last === undefined) break;
+        await redactCopies(trx, dialect, await inTrx.findByIds(events.map((event) => event.messageId)), events, now);
+        afterId = last.id;
+      }
       // The sweep reads committed state only, so it never removes blobs of a close that rolled back.
       sweepSoon();
     },

@@ -1,8 +1,9 @@
 import { type ExpressionBuilder, sql } from 'kysely';
+import { chunks } from '../../storage/chunks.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import { type MembershipState, memberKey } from './create-rules.js';
-import type { MessageRow } from './messages.present.js';
+import { type MessageRow, parseMedia } from './messages.present.js';
 
 export interface MessagePageQuery {
   channelId: string;
@@ -70,11 +71,14 @@ function lockingQueries(db: Executor, dialect: Dialect) {
 /** The writes of deletes: one message, or all of a closing channel's. */
 function deletionQueries(db: Executor) {
   return {
-    /** Marks a live message deleted and empties it; answers the new row, or undefined if it was not live. */
-    async markDeleted(id: string, now: number): Promise<MessageRow | undefined> {
+    /**
+     * Marks a live message deleted and empties it; answers the new row, or undefined if it was not live.
+     * `media` is what the blob sweep still needs of its media (mediaAfterDelete).
+     */
+    async markDeleted(id: string, now: number, media: string | null): Promise<MessageRow | undefined> {
       return db
         .updateTable('messages')
-        .set({ is_deleted: 1, data: '{}', file_id: null, updated_at: now })
+        .set({ is_deleted: 1, data: '{}', file_id: null, media, updated_at: now })
         .where('id', '=', id)
         .where('is_deleted', '=', 0)
         .returningAll()
@@ -97,6 +101,21 @@ function deletionQueries(db: Executor) {
         .execute();
     },
 
+    /**
+     * Marks the live ones of these messages deleted and empties them (a batch of retention); answers
+     * the new rows. `media` stays as it was: the caller applies mediaAfterDelete to file messages.
+     */
+    async markManyDeleted(ids: readonly string[], now: number): Promise<MessageRow[]> {
+      if (ids.length === 0) return [];
+      return db
+        .updateTable('messages')
+        .set({ is_deleted: 1, data: '{}', file_id: null, updated_at: now })
+        .where('id', 'in', [...ids])
+        .where('is_deleted', '=', 0)
+        .returningAll()
+        .execute();
+    },
+
     /** Closing a channel: every message is soft-deleted and emptied, and the counters go to zero. */
     async deleteAllInChannel(channelId: string, now: number): Promise<void> {
       await db
@@ -109,6 +128,16 @@ function deletionQueries(db: Executor) {
       await db.updateTable('channels').set({ message_count: 0 }).where('id', '=', channelId).execute();
     },
   };
+}
+
+/**
+ * What a deleted message keeps of its media until the sweep removes the blobs: where they are. A file's
+ * name and content type were the sender's, and go with the rest of the message.
+ */
+export function mediaAfterDelete(media: string | null): string | null {
+  const parsed = parseMedia(media);
+  if (parsed === null || parsed.kind !== 'file') return media;
+  return JSON.stringify({ kind: 'file', fileId: parsed.fileId, name: '', contentType: '', size: 0 });
 }
 
 /** The blobs of messages: which are still held, which wait for removal. */
@@ -130,6 +159,21 @@ function mediaQueries(db: Executor) {
       return db.selectFrom('messages').select(['id', 'media']).where('is_deleted', '=', 1).where('media', 'is not', null).limit(limit).execute();
     },
 
+    /** The media of a channel's deleted messages whose blobs still exist (a close redacts them). */
+    async pendingMediaIn(channelId: string): Promise<Array<{ id: string; media: string | null }>> {
+      return db
+        .selectFrom('messages')
+        .select(['id', 'media'])
+        .where('channel_id', '=', channelId)
+        .where('is_deleted', '=', 1)
+        .where('media', 'is not', null)
+        .execute();
+    },
+
+    async setMedia(id: string, media: string | null): Promise<void> {
+      await db.updateTable('messages').set({ media }).where('id', '=', id).execute();
+    },
+
     async clearMedia(ids: string[]): Promise<void> {
       if (ids.length === 0) return;
       await db.updateTable('messages').set({ media: null }).where('id', 'in', ids).where('is_deleted', '=', 1).execute();
@@ -141,6 +185,12 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
   return {
     async findById(id: string): Promise<MessageRow | undefined> {
       return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async findByIds(ids: readonly string[]): Promise<MessageRow[]> {
+      const rows: MessageRow[] = [];
+      for (const chunk of chunks(ids)) rows.push(...(await db.selectFrom('messages').selectAll().where('id', 'in', chunk).execute()));
+      return rows;
     },
 
     /** limit rows of one page, in the asked order, walking the (channel_id, segment) index. */

@@ -4,41 +4,28 @@ import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { compileMatcher, EMPTY_MATCHER, type Matcher, type Violation } from './matcher.js';
 import { createRulesStore, type RuleRow } from './rules.store.js';
+import { type CheckedText, dataTextsOf } from './user-texts.js';
 
 /** Bus topic announcing a rule change; the message is the new rules version. */
 export const RULES_TOPIC = 'moderation.rules';
 /** How old a matcher may be before a check first asks the database whether rules changed. */
 export const STALE_AFTER_MS = 1000;
 
-/** A piece of user text and where it sits in the request (`data.text`, `caption`). */
-export interface CheckedText {
-  field: string;
-  text: string;
-}
+export type { CheckedText } from './user-texts.js';
 
-function errorOf(violation: Violation, field: string): AppError {
+/** The refusal of a text; a key is named by its object, as "has a key that ...". */
+function errorOf(violation: Violation, field: string, isKey: boolean): AppError {
+  const subject = isKey ? 'has a key that ' : '';
   if (violation.kind === 'blacklisted') {
     // The word itself is not named: the answer goes to whoever wrote the text.
-    return new AppError('blacklisted', undefined, { detail: [{ field: `body.${field}`, message: 'contains a blacklisted word' }] });
+    return new AppError('blacklisted', undefined, { detail: [{ field: `body.${field}`, message: `${subject}contains a blacklisted word` }] });
   }
+  const link = violation.link.slice(0, 200);
   return new AppError('notWhitelisted', undefined, {
-    detail: [{ field: `body.${field}`, message: `the link ${violation.link.slice(0, 200)} is not whitelisted` }],
+    detail: [
+      { field: `body.${field}`, message: isKey ? `has a key that contains the link ${link}, which is not whitelisted` : `the link ${link} is not whitelisted` },
+    ],
   });
-}
-
-/** Every string value inside custom data, with its path; iterative, so deep nesting cannot overflow. */
-function stringsOf(value: unknown, field: string): CheckedText[] {
-  const found: CheckedText[] = [];
-  const stack: Array<[unknown, string]> = [[value, field]];
-  while (stack.length > 0) {
-    const [item, path] = stack.pop() as [unknown, string];
-    if (typeof item === 'string') found.push({ field: path, text: item });
-    else if (Array.isArray(item)) item.forEach((child, index) => stack.push([child, `${path}[${index}]`]));
-    else if (item !== null && typeof item === 'object') {
-      for (const [key, child] of Object.entries(item)) stack.push([child, `${path}.${key}`]);
-    }
-  }
-  return found.reverse();
 }
 
 function matcherOf(rows: ReadonlyArray<Pick<RuleRow, 'kind' | 'pattern' | 'is_match_exact_word'>>): Matcher {
@@ -112,13 +99,13 @@ export function createModerationService(deps: {
     await checking;
   }
 
-  function checkText(text: string, field = 'data.text'): void {
+  function checkText(text: string, field = 'data.text', isKey = false): void {
     const violation = matcher.check(text);
-    if (violation) throw errorOf(violation, field);
+    if (violation) throw errorOf(violation, field, isKey);
   }
 
   function checkTexts(texts: readonly CheckedText[]): void {
-    for (const item of texts) checkText(item.text, item.field);
+    for (const item of texts) checkText(item.text, item.field, item.isKey === true);
   }
 
   return {
@@ -126,14 +113,16 @@ export function createModerationService(deps: {
     refreshIfStale,
     checkText,
 
-    /** Checks every string value of custom data (keys are not text). */
+    /** Checks every key and string value of custom data. */
     checkValues(value: unknown, field = 'data'): void {
-      for (const item of stringsOf(value, field)) checkText(item.text, item.field);
+      checkTexts(dataTextsOf(value, field));
     },
 
     /**
-     * The messages module's text guard: texts, custom data strings and captions before any write.
-     * Synchronous while the rules are fresh (every request but one a second): no promise to settle.
+     * The one text guard every writer of user-visible text calls: message texts, custom data keys and
+     * strings, tags, topics, captions and file names; posts, comments, reaction names, community and
+     * channel names. Synchronous while the rules are fresh (every request but one a second): no
+     * promise to settle.
      */
     guard(_actor: unknown, input: { texts: readonly CheckedText[] }): void | Promise<void> {
       // No named closure here: tsx compiles with esbuild's keepNames, which gives every named function

@@ -10,6 +10,9 @@ export interface ModeratorActor {
   userId: string;
 }
 
+/** The text guard (ModerationService.guard) for a text a moderator writes; refuses by throwing. */
+export type ModeratorTextGuard = (actor: ModeratorActor, input: { texts: Array<{ field: string; text: string }> }) => void | Promise<void>;
+
 /**
  * Moderation from the client API: the channel actions of the admin API and the global ban, allowed to a
  * user whose roles grant the matching permission of the catalogue, and to nobody else (403 / 400301).
@@ -28,8 +31,10 @@ export function createModeratorService(deps: { channels: ChannelsService; users:
   }
 
   return {
-    async renameChannel(actor: ModeratorActor, channelId: string, displayName: string): Promise<ChannelRow> {
+    async renameChannel(actor: ModeratorActor, channelId: string, displayName: string, guard: ModeratorTextGuard): Promise<ChannelRow> {
       await requireChannelPermission(actor, 'EDIT_CHANNEL', channelId);
+      // Every member sees the name: it passes the rules their messages pass.
+      await guard(actor, { texts: [{ field: 'displayName', text: displayName }] });
       return channels.setDisplayName(channelId, displayName);
     },
 

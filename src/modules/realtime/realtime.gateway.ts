@@ -173,21 +173,29 @@ async function joinChannelsOf(gateway: Gateway, connection: Connection): Promise
   return true;
 }
 
+/**
+ * Why a resume from `since` cannot be served, or null. A position past every event (another
+ * deployment's, or made up) would silently hold back every frame until the stream passed it; one
+ * before the events retention removed would silently skip them: the client must reload instead.
+ */
+function resumeRefusal(since: number, missed: number, newest: number, pruned: number, maxResumeEvents: number): string | null {
+  if (since > newest) return 'since is past the newest event: reload, then reconnect without since';
+  if (since < pruned) return 'since is older than the events kept: reload, then reconnect without since';
+  if (missed > maxResumeEvents) return 'too many missed events: reload, then reconnect without since';
+  return null;
+}
+
 /** Replays what happened after `since`, then the live events that waited meanwhile, at the client's pace. */
 async function replaySince(gateway: Gateway, connection: Connection, since: number): Promise<void> {
   const { options, store } = gateway;
   connection.lastSentId = since;
   const [missed, newest] = await Promise.all([store.eventsFor(connection.userId, since, options.maxResumeEvents + 1), store.newestEventId()]);
+  // After the events: see prunedThrough.
+  const pruned = await store.prunedThrough();
   if (!gateway.connections.has(connection)) return;
-  // A position past every event (another deployment's, or made up) would silently hold back
-  // every frame until the stream passed it: the client must resync instead.
-  if (missed.length > options.maxResumeEvents || since > newest) {
-    end(
-      gateway,
-      connection,
-      CLOSE_RESYNC,
-      since > newest ? 'since is past the newest event: reload, then reconnect without since' : 'too many missed events: reload, then reconnect without since',
-    );
+  const refusal = resumeRefusal(since, missed.length, newest, pruned, options.maxResumeEvents);
+  if (refusal !== null) {
+    end(gateway, connection, CLOSE_RESYNC, refusal);
     return;
   }
   // The replay waits for the client to read, rather than tripping the slow-consumer limit meant

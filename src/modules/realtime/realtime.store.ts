@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../storage/database.js';
+import { prunedThrough } from '../../events/consumers.js';
 import { type OutboxEvent, toOutboxEvent } from '../../events/outbox.js';
 import { chunks } from '../../storage/chunks.js';
 
@@ -71,6 +72,13 @@ export function createRealtimeStore(db: Executor, dialect: Dialect) {
         .executeTakeFirst();
       return Number(row?.id ?? 0);
     },
+
+    /**
+     * The greatest id outbox retention removed (0 before any): a resume from before it would miss
+     * events. Read after the replay's events (never beside them): a pruning that committed before that
+     * read is seen here, and one that committed after it took nothing the read needed.
+     */
+    prunedThrough: (): Promise<number> => prunedThrough(db),
 
     /** Of these tokens (row ids), those that no longer authorize anything: revoked, expired or deleted. */
     async endedTokens(tokenIds: readonly string[], now: number): Promise<Set<string>> {

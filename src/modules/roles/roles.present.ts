@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { iso, parseJson } from '../channels/channels.present.js';
-import type { RoleRow } from './roles.store.js';
+import type { RoleRow } from './roles.types.js';
 import { IsoTime } from '../../shared/schemas.js';
 
 /** roles row -> the role record of API-CONVENTIONS.md section 3. */

@@ -2,7 +2,8 @@ import type { Clock } from '../../clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { isPermission } from './permissions.js';
-import { createRolesStore, type RoleRow } from './roles.store.js';
+import { createRolesStore } from './roles.store.js';
+import type { RoleRow } from './roles.types.js';
 
 export function createRolesService(deps: { db: Executor; clock: Clock }) {
   const roles = createRolesStore(deps.db);

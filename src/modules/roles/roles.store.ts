@@ -1,8 +1,6 @@
 import type { Executor } from '../../storage/database.js';
 import type { RoleRow } from './roles.types.js';
 
-export type { RoleRow } from './roles.types.js';
-
 export function createRolesStore(db: Executor) {
   return {
     async list(publicIds: readonly string[] | null): Promise<RoleRow[]> {

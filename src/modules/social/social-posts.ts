@@ -13,9 +13,9 @@ export interface SocialActor {
 }
 
 /**
- * The moderation seam for post and comment text and post reaction names: a guard refuses by throwing
- * an AppError. It sees the text, the writer and the field to name (relative to the body); app.ts adapts
- * the message text guards to it.
+ * The moderation seam for post and comment text, post reaction names and community names and ids: a
+ * guard refuses by throwing an AppError. It sees the text, the writer and the field to name (relative
+ * to the body); container.ts adapts the message text guards to it.
  */
 export type PostTextGuard = (text: string, actor: SocialActor, field: string) => void | Promise<void>;
 

@@ -51,6 +51,11 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
       actor: SocialActor,
       input: { communityId?: string | undefined; displayName: string },
     ): Promise<{ community: CommunityRow; isMember: boolean }> {
+      // Members see the name, and the id in every post of the community: both pass the text guards.
+      for (const guard of textGuards) {
+        await guard(input.displayName, actor, 'displayName');
+        if (input.communityId !== undefined) await guard(input.communityId, actor, 'communityId');
+      }
       const now = clock.now();
       return inTransaction(now, async (store, _trx, at) => {
         const id = input.communityId ?? newObjectId(now);

@@ -1,5 +1,6 @@
 import crypto, { createHash, randomFillSync } from 'node:crypto';
 import type { Clock } from '../../clock.js';
+import type { Notices } from '../../events/notices.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
@@ -20,6 +21,7 @@ export interface IssuedToken {
   token: string;
   id: string;
   expiresAt: number | null;
+  createdAt: number;
 }
 
 /**
@@ -85,6 +87,14 @@ export function generateToken(): string {
  */
 export const ENV_ADMIN_TOKEN_NAME = 'PARLEY_ADMIN_TOKEN';
 
+/** An active admin token already has this name. */
+export class AdminTokenNameTakenError extends Error {
+  constructor(name: string) {
+    super(`An admin token named "${name}" already exists; revoke it first or pick another name.`);
+    this.name = 'AdminTokenNameTakenError';
+  }
+}
+
 /** A request about the environment's admin token that only the environment can make; says what to do instead. */
 export class EnvironmentAdminTokenError extends Error {
   constructor(message: string) {
@@ -97,11 +107,17 @@ export class EnvironmentAdminTokenError extends Error {
  * Admin tokens that resolved recently, by hash: the admin API's hot paths (message create) would
  * otherwise spend a query per request on the same token. Only positive answers for admin tokens are
  * kept, for ADMIN_TOKEN_CACHE_MS. The cache belongs to the database handle, so a revocation made by
- * any TokensService of this process clears it at once; one made by another process (the CLI on the
- * same database, another instance) takes effect within ADMIN_TOKEN_CACHE_MS. Expiry is checked on
- * every request. User and bot tokens are never cached.
+ * any TokensService of this process clears it at once. A revocation made through the API is also
+ * broadcast as an `adminToken.revoked` notice, so every other instance the bus reaches clears its
+ * cache at once too. The bound, whatever happens to the bus (Redis down, a message lost, a
+ * revocation by the CLI, which has no bus): a revoked admin token is refused everywhere at most
+ * ADMIN_TOKEN_CACHE_MS (2 s, real time) after the revocation commits, plus the duration of one read
+ * of the token that was in flight at the commit. Expiry is checked on every request. User and bot
+ * tokens are never cached.
  */
 export const ADMIN_TOKEN_CACHE_MS = 2000;
+/** An admin token's last use is written at most this often (its first use in a minute writes it). */
+export const ADMIN_LAST_USED_GRANULARITY_MS = 60_000;
 const ADMIN_TOKEN_CACHE_SIZE = 1000;
 
 interface CachedPrincipal {
@@ -123,6 +139,8 @@ interface AdminCache {
   revocations: number;
   /** The hash of the PARLEY_ADMIN_TOKEN this process started with, or null when it started without one. */
   environmentTokenHash: string | null;
+  /** When this process last wrote each admin token's last use, so concurrent requests write it once. */
+  lastUseWritten: Map<string, number>;
 }
 
 const adminCaches = new WeakMap<Executor, AdminCache>();
@@ -130,7 +148,7 @@ const adminCaches = new WeakMap<Executor, AdminCache>();
 function adminCacheOf(db: Executor): AdminCache {
   let cache = adminCaches.get(db);
   if (!cache) {
-    cache = { principals: new Map(), lookups: new Map(), revocations: 0, environmentTokenHash: null };
+    cache = { principals: new Map(), lookups: new Map(), revocations: 0, environmentTokenHash: null, lastUseWritten: new Map() };
     adminCaches.set(db, cache);
   }
   return cache;
@@ -143,6 +161,11 @@ export function adminUserIdFor(name: string): string {
 interface TokensDeps {
   db: Executor;
   clock: Clock;
+  /**
+   * The server's notices: revocations are broadcast to the other instances and heard from them.
+   * Absent in the CLI, whose revocations reach running servers within ADMIN_TOKEN_CACHE_MS.
+   */
+  notices?: Pick<Notices, 'publish' | 'on'>;
 }
 
 type TokensStore = ReturnType<typeof createTokensStore>;
@@ -203,7 +226,21 @@ function createAdminPrincipalCache(deps: TokensDeps, store: TokensStore) {
     adminCache.lookups.clear();
   }
 
-  return { state: adminCache, cachedPrincipal, lookUp, isRetiredEnvironmentToken, forgetAdmins };
+  /**
+   * Records that an admin token authenticated a request, at most once a minute per token: cached
+   * answers skip this, and a cache entry is renewed every ADMIN_TOKEN_CACHE_MS while in use. Not
+   * awaited: the time is informative, and a write that fails is made again a minute later.
+   */
+  function noteAdminUse(row: TokenRow): void {
+    const now = deps.clock.now();
+    const last = Math.max(row.last_used_at ?? 0, adminCache.lastUseWritten.get(row.token_hash) ?? 0);
+    if (now - last < ADMIN_LAST_USED_GRANULARITY_MS) return;
+    if (adminCache.lastUseWritten.size >= ADMIN_TOKEN_CACHE_SIZE) adminCache.lastUseWritten.clear();
+    adminCache.lastUseWritten.set(row.token_hash, now);
+    store.touchLastUsed(row.token_hash, now).catch(() => undefined);
+  }
+
+  return { state: adminCache, cachedPrincipal, lookUp, isRetiredEnvironmentToken, forgetAdmins, noteAdminUse };
 }
 
 type AdminPrincipalCache = ReturnType<typeof createAdminPrincipalCache>;
@@ -227,30 +264,37 @@ function createAdminTokenOperations(deps: TokensDeps, store: TokensStore, cache:
   }
 
   return {
-    async createAdminToken(name: string): Promise<IssuedToken & { userId: string }> {
+    /** A new admin token, answered once; `expiresInMs` absent: it never expires. */
+    async createAdminToken(name: string, options: { expiresInMs?: number } = {}): Promise<IssuedToken & { userId: string }> {
       if (name === ENV_ADMIN_TOKEN_NAME) {
         throw new EnvironmentAdminTokenError(`the name ${ENV_ADMIN_TOKEN_NAME} is kept for the token of the PARLEY_ADMIN_TOKEN variable: pick another name`);
       }
-      if (await store.findActiveByName('admin', name)) {
-        throw new Error(`An admin token named "${name}" already exists; revoke it first or pick another name.`);
-      }
+      if (await store.findActiveByName('admin', name)) throw new AdminTokenNameTakenError(name);
       const userId = await ensureAdminUser(name);
-      return { ...(await issue({ kind: 'admin', userId, name })), userId };
+      return { ...(await issue({ kind: 'admin', userId, name, expiresInMs: options.expiresInMs ?? null })), userId };
     },
 
     async listAdminTokens(): Promise<TokenRow[]> {
       return store.listByKind('admin');
     },
 
+    /**
+     * Revokes an admin token by id or name; answers how many it revoked. Forgotten by this process's
+     * cache at once, and by every instance the notices reach (see ADMIN_TOKEN_CACHE_MS for the bound).
+     */
     async revokeAdminToken(idOrName: string): Promise<number> {
       await refuseEnvironmentTarget(idOrName);
       cache.forgetAdmins();
+      let tokenIds: string[] = [];
       try {
-        return await store.revoke('admin', idOrName, deps.clock.now());
+        tokenIds = await store.revoke('admin', idOrName, deps.clock.now());
       } finally {
         // Again once it committed: a request between the first and the commit may have cached it.
         cache.forgetAdmins();
       }
+      // After the commit, so an instance that hears it and reads the token again finds it revoked.
+      if (tokenIds.length > 0) deps.notices?.publish({ type: 'adminToken.revoked', tokenIds });
+      return tokenIds.length;
     },
 
     /**
@@ -280,6 +324,7 @@ function createAdminTokenOperations(deps: TokensDeps, store: TokensStore, cache:
           revoked_at: null,
           created_at: now,
           grant_id: null,
+          last_used_at: null,
         });
       });
     },
@@ -290,6 +335,8 @@ export function createTokensService(deps: TokensDeps) {
   const store = createTokensStore(deps.db);
   const cache = createAdminPrincipalCache(deps, store);
   const adminCache = cache.state;
+  // Another instance revoked an admin token: forget every cached one (revocations are rare).
+  deps.notices?.on('adminToken.revoked', () => cache.forgetAdmins());
 
   async function issue(input: IssueInput): Promise<IssuedToken> {
     const now = deps.clock.now();
@@ -306,9 +353,10 @@ export function createTokensService(deps: TokensDeps) {
       revoked_at: null,
       created_at: now,
       grant_id: input.grantId ?? null,
+      last_used_at: null,
     };
     await store.insert(row);
-    return { token, id: row.id, expiresAt: row.expires_at };
+    return { token, id: row.id, expiresAt: row.expires_at, createdAt: now };
   }
 
   return {
@@ -333,6 +381,7 @@ export function createTokensService(deps: TokensDeps) {
       if (!row || row.revoked_at !== null || cache.isRetiredEnvironmentToken(row, tokenHash)) return null;
       if (row.expires_at !== null && row.expires_at <= deps.clock.now()) return null;
       const principal: Principal = { kind: row.kind as TokenKind, userId: row.user_id, tokenId: row.id, scope: row.scope, clientId: row.client_id };
+      if (principal.kind === 'admin') cache.noteAdminUse(row);
       if (principal.kind === 'admin' && adminCache.revocations === revocations) {
         if (adminCache.principals.size >= ADMIN_TOKEN_CACHE_SIZE) adminCache.principals.clear();
         adminCache.principals.set(tokenHash, { principal, expiresAt: row.expires_at, cachedAt: Date.now() });

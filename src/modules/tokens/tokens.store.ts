@@ -49,16 +49,21 @@ export function createTokensStore(db: Executor) {
       return db.selectFrom('tokens').selectAll().where('kind', '=', kind).where('name', '=', name).where('revoked_at', 'is', null).executeTakeFirst();
     },
 
-    /** Revokes by id or by name; answers how many tokens it revoked. */
-    async revoke(kind: string, idOrName: string, now: number): Promise<number> {
-      const result = await db
+    /** Revokes by id or by name; answers the ids of the tokens it revoked. */
+    async revoke(kind: string, idOrName: string, now: number): Promise<string[]> {
+      const rows = await db
         .updateTable('tokens')
         .set({ revoked_at: now })
         .where('kind', '=', kind)
         .where('revoked_at', 'is', null)
         .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
+        .returning('id')
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
+    async touchLastUsed(tokenHash: string, now: number): Promise<void> {
+      await db.updateTable('tokens').set({ last_used_at: now }).where('token_hash', '=', tokenHash).execute();
     },
 
     async deleteByName(kind: string, name: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { iso, parseJson } from '../channels/channels.present.js';
-import type { UserRow } from './users.store.js';
+import type { UserRow } from './users.types.js';
 import { IsoTime, OpenObject } from '../../shared/schemas.js';
 
 /** users row -> the admin API's user record (API-CONVENTIONS.md section 3), plus identity fields. */

@@ -5,6 +5,7 @@ import type { Executor } from '../../storage/database.js';
 import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 import { parseJson } from '../channels/channels.present.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
+import { revokeUserCredentials } from '../identity/credentials.service.js';
 import { hashPassword } from '../identity/passwords.js';
 import { searchFold } from '../../storage/search-fold.js';
 import { createUsersStore, type UserChanges, type UsersStore } from './users.store.js';
@@ -73,13 +74,18 @@ async function changesFrom(input: UpsertUserInput): Promise<UserChanges> {
   return changes;
 }
 
-/** Creates the user, or changes only the fields given, in one transaction. */
+/**
+ * Creates the user, or changes only the fields given, in one transaction. Setting the password of
+ * an existing user signs them out everywhere in the same transaction: whoever held the old password
+ * keeps none of what it got them (sessions, grants, access tokens).
+ */
 async function writeUser(db: Executor, input: UpsertUserInput, changes: UserChanges, now: number): Promise<void> {
   await runTransaction(db, async (trx) => {
     const store = createUsersStore(trx);
     const existing = await store.findById(input.userId);
     if (existing) {
       await store.update(input.userId, changes, now);
+      if (changes.password_hash !== undefined) await revokeUserCredentials(trx, input.userId, now);
       return;
     }
     await store.insert({
@@ -202,10 +208,19 @@ export function createUsersService(deps: {
       return (await users.findById(userId))?.is_global_ban === 1;
     },
 
+    /**
+     * A ban revokes the user's sessions, grants and codes in its transaction; their access tokens
+     * answer 403 / 400312 while it lasts, and the unban revokes them in its own. So an unban brings
+     * nothing back: the user signs in again (a bot asks for a new token).
+     */
     async setGlobalBan(userId: string, banned: boolean): Promise<void> {
       const user = await requireUser(userId);
       if (!banned && user.is_global_ban === 0) throw new AppError('alreadyUnbanned', 'User is not banned.');
-      await users.setGlobalBan(userId, banned, deps.clock.now());
+      const now = deps.clock.now();
+      await runTransaction(deps.db, async (trx) => {
+        await createUsersStore(trx).setGlobalBan(userId, banned, now);
+        await revokeUserCredentials(trx, userId, now, { accessTokens: !banned });
+      });
       deps.notices.publish({ type: 'user.globalBanChanged', userId, banned });
     },
 

@@ -3,8 +3,6 @@ import type { Executor } from '../../storage/database.js';
 import { searchFold } from '../../storage/search-fold.js';
 import type { UserRow } from './users.types.js';
 
-export type { UserRow } from './users.types.js';
-
 /** The columns PUT /api/v2/users may change; undefined means "leave as it is". */
 export interface UserChanges {
   display_name?: string | null;

@@ -35,6 +35,7 @@ export async function scheduleDeliveries(scoped: WebhooksStore, events: readonly
     }
     return joined;
   };
+  const pending: Array<{ messageId: string; rows: DeliveryRow[] }> = [];
   for (const event of events) {
     if (event.type !== 'message.created' || !event.channelId || !event.userId) continue;
     // Only what people say reaches bots: a bot's own (or another bot's) messages do not echo back.
@@ -53,7 +54,7 @@ export async function scheduleDeliveries(scoped: WebhooksStore, events: readonly
         id: newObjectId(now),
         bot_user_id: botUserId,
         event_id: event.id,
-        body: JSON.stringify({ id: String(event.id), type: event.type, createdAt: event.createdAt, data: event.data }),
+        body: deliveryBody(event),
         attempts: 0,
         next_attempt_at: now,
         last_error: null,
@@ -62,8 +63,23 @@ export async function scheduleDeliveries(scoped: WebhooksStore, events: readonly
         created_at: event.createdAt,
       });
     }
+    // A message deleted since its event was written (a tombstone, see messages.service.ts) goes to nobody.
+    if (rows.length > 0 && event.data.isDeleted !== true) pending.push({ messageId: String(event.data.messageId ?? ''), rows });
+  }
+  if (pending.length === 0) return 0;
+  // And one deleted since the relay handed the event over (the consumer may hold it from before the
+  // delete): checked under a share lock of the message rows, so a delete committing meanwhile either
+  // comes first and is seen here, or waits and then redacts what this transaction schedules.
+  const deleted = await scoped.deletedMessageIds(pending.map((item) => item.messageId));
+  for (const { messageId, rows } of pending) {
+    if (deleted.has(messageId)) continue;
     await scoped.schedule(rows);
     scheduled += rows.length;
   }
   return scheduled;
+}
+
+/** What a delivery posts (before the attempt number and send time are added): the event, as the outbox holds it. */
+export function deliveryBody(event: { id: number; type: string; createdAt: number; data: unknown }): string {
+  return JSON.stringify({ id: String(event.id), type: event.type, createdAt: event.createdAt, data: event.data });
 }

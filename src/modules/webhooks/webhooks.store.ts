@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
+import { chunks } from '../../storage/chunks.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { WebhookDeliveriesTable } from '../../storage/schema.js';
 
 export type DeliveryRow = WebhookDeliveriesTable;
 
 /** Who hears a message: the bot members of its channel, when they joined, and what kind of user wrote it. */
-function audienceQueries(db: Executor) {
+function audienceQueries(db: Executor, dialect: Dialect) {
   return {
     /**
      * Bots with a webhook URL that are members of the channel and not globally banned: the audience of
@@ -49,6 +50,24 @@ function audienceQueries(db: Executor) {
         }
         return { id: Number(row.id), userIds: Array.isArray(userIds) ? userIds.filter((id): id is string => typeof id === 'string') : [] };
       });
+    },
+
+    /**
+     * Which of these messages are deleted. On PostgreSQL their rows are share-locked until the caller's
+     * transaction ends, in id order: a delete (which updates the row) waits for it, and this waits for
+     * a delete in progress and then reads the row as the delete left it.
+     */
+    async deletedMessageIds(messageIds: readonly string[]): Promise<Set<string>> {
+      const deleted = new Set<string>();
+      const locking = dialect === 'postgres' ? sql` for share` : sql``;
+      for (const chunk of chunks([...new Set(messageIds)].sort())) {
+        const result = await sql<{
+          id: string;
+          is_deleted: number;
+        }>`select id, is_deleted from messages where id in (${sql.join(chunk)}) order by id${locking}`.execute(db);
+        for (const row of result.rows) if (Number(row.is_deleted) === 1) deleted.add(row.id);
+      }
+      return deleted;
     },
 
     async kindOf(userId: string): Promise<string | undefined> {
@@ -118,8 +137,43 @@ function deliveryQueries(db: Executor, dialect: Dialect) {
   };
 }
 
+/** Rows per CASE update of bodies: two values each. */
+const REDACT_CHUNK = 200;
+
+/** The deliveries of events whose message was deleted: their bodies rewritten, the undelivered ones given up. */
+function redactionQueries(db: Executor) {
+  return {
+    /** Replaces the body of every delivery of these events (one body per event, whichever bot). */
+    async rewriteBodies(bodies: ReadonlyArray<{ eventId: number; body: string }>): Promise<void> {
+      for (let start = 0; start < bodies.length; start += REDACT_CHUNK) {
+        const chunk = bodies.slice(start, start + REDACT_CHUNK);
+        const cases = sql.join(
+          chunk.map((item) => sql`when ${item.eventId} then ${item.body}`),
+          sql` `,
+        );
+        await sql`update webhook_deliveries set body = case event_id ${cases} end where event_id in (${sql.join(chunk.map((item) => item.eventId))})`.execute(
+          db,
+        );
+      }
+    },
+
+    /** Gives up the deliveries of these events that were not made yet: what they would send is gone. */
+    async cancelUndelivered(eventIds: readonly number[], reason: string, now: number): Promise<void> {
+      for (const chunk of chunks(eventIds)) {
+        await db
+          .updateTable('webhook_deliveries')
+          .set({ gave_up_at: now, last_error: reason })
+          .where('event_id', 'in', chunk)
+          .where('delivered_at', 'is', null)
+          .where('gave_up_at', 'is', null)
+          .execute();
+      }
+    },
+  };
+}
+
 export function createWebhooksStore(db: Executor, dialect: Dialect) {
-  return { ...audienceQueries(db), ...deliveryQueries(db, dialect) };
+  return { ...audienceQueries(db, dialect), ...deliveryQueries(db, dialect), ...redactionQueries(db) };
 }
 
 export type WebhooksStore = ReturnType<typeof createWebhooksStore>;

@@ -12,6 +12,11 @@ import * as topics from './0009_topics.js';
 import * as partialIndexes from './0011_partial_indexes.js';
 import * as reactionsOrder from './0012_reactions_order.js';
 import * as memberAddedIndex from './0013_member_added_index.js';
+import * as signinLogoutReuse from './0014_signin_logout_reuse.js';
+import * as messageRedaction from './0015_message_redaction.js';
+import * as revocation from './0016_revocation.js';
+import * as audit from './0017_audit.js';
+import * as messageRetention from './0018_message_retention.js';
 
 /**
  * Every migration, in order. One set serves SQLite and PostgreSQL; each issue adds a file here rather
@@ -31,4 +36,9 @@ export const migrations: Record<string, Migration> = {
   '0011_partial_indexes': partialIndexes,
   '0012_reactions_order': reactionsOrder,
   '0013_member_added_index': memberAddedIndex,
+  '0014_signin_logout_reuse': signinLogoutReuse,
+  '0015_message_redaction': messageRedaction,
+  '0016_revocation': revocation,
+  '0017_audit': audit,
+  '0018_message_retention': messageRetention,
 };

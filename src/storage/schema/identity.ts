@@ -16,6 +16,8 @@ export interface OAuthClientsTable {
   bot_user_id: string | null;
   created_at: number;
   updated_at: number;
+  /** JSON array of exact post-logout redirect URIs (RP-Initiated Logout); '[]' for none. */
+  post_logout_redirect_uris: string;
 }
 
 export interface BotsTable {
@@ -56,10 +58,15 @@ export interface RefreshTokensTable {
   auth_time: number;
   include_auth_time: number;
   expires_at: number;
-  /** Set when the token was rotated; a second use revokes the family. */
+  /**
+   * Set when the token was rotated. A second use revokes the family, unless it comes from the same
+   * client within the reuse window and before any token that replaced it was used.
+   */
   used_at: number | null;
   revoked_at: number | null;
   created_at: number;
+  /** The id of the refresh token this one replaced; null for the first of a family. */
+  parent_id: string | null;
 }
 
 export interface LoginSessionsTable {
@@ -71,6 +78,8 @@ export interface LoginSessionsTable {
   expires_at: number;
   revoked_at: number | null;
   created_at: number;
+  /** When the cookie was last presented, to the minute (written at most once a minute). */
+  last_seen_at: number | null;
 }
 
 export interface LoginFailuresTable {

@@ -88,3 +88,18 @@ export interface WebhookDeliveriesTable {
   gave_up_at: number | null;
   created_at: number;
 }
+
+/**
+ * A channel's message retention (migration 0018): its own period, overriding PARLEY_MESSAGE_RETENTION_DAYS,
+ * and where the retention walk stands in the channel.
+ */
+export interface ChannelRetentionTable {
+  channel_id: string;
+  /** Messages older than this many days are deleted; 0 keeps them for ever; null: the deployment's period applies. */
+  days: number | null;
+  /** Every message of the channel with a segment up to this one is deleted. */
+  cursor_segment: number;
+  /** Changes of `days` that no walk has followed yet (0: none). */
+  pending: number;
+  updated_at: number;
+}

@@ -50,6 +50,8 @@ export interface TokensTable {
   created_at: number;
   /** The authorization code (and refresh family) a sign-in token came from; null for minted tokens. */
   grant_id: string | null;
+  /** Admin tokens: when one last authenticated a request, to the minute; null for other kinds. */
+  last_used_at: number | null;
 }
 
 export interface RolesTable {

@@ -16,7 +16,7 @@ export function bodyOrQuery<T extends object>(body: Partial<T> | undefined, quer
   const [part, where] = names(query) ? [query, 'query'] : [body, 'body'];
   const missing = fields.filter((field) => part?.[field] === undefined);
   if (missing.length > 0) {
-    const detail = missing.map((field) => ({ field: `${where}.${field}`, message: `must have required property '${field}'` }));
+    const detail = missing.map((field) => ({ field: `${where}.${field}`, message: 'is required' }));
     throw new AppError('parameters', `${detail[0]?.field} is required.`, { detail });
   }
   return part as T;

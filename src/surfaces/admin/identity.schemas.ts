@@ -40,11 +40,26 @@ export const CreateClientBody = Type.Object(
       maxItems: 20,
       description: 'Absolute URIs, matched exactly at sign-in',
     }),
+    postLogoutRedirectUris: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
+        maxItems: 20,
+        description: 'Absolute URIs RP-Initiated Logout (/logout) may send the browser back to, matched exactly; none by default',
+      }),
+    ),
     grantTypes: Type.Optional(Type.Array(StringEnum(['authorization_code', 'refresh_token']), { maxItems: 2, description: 'Default: both' })),
     public: Type.Optional(Type.Boolean({ description: 'A public client (no secret; PKCE required; RS256 ID tokens)' })),
     idTokenSignedResponseAlg: Type.Optional(StringEnum(['HS256', 'RS256'], 'HS256 (keyed with the client secret, default) or RS256 (/oauth/jwks)')),
   },
-  { examples: [{ name: 'Support desk', redirectUris: ['https://desk.example.com/auth/callback'], grantTypes: ['authorization_code', 'refresh_token'] }] },
+  {
+    examples: [
+      {
+        name: 'Support desk',
+        redirectUris: ['https://desk.example.com/auth/callback'],
+        postLogoutRedirectUris: ['https://desk.example.com/signed-out'],
+        grantTypes: ['authorization_code', 'refresh_token'],
+      },
+    ],
+  },
 );
 
 export const CreateBotBody = Type.Object(

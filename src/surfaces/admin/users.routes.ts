@@ -20,7 +20,13 @@ const UpsertUserBody = Type.Object(
     roles: Type.Optional(Type.Array(Id(), { maxItems: 100, description: 'Replaces the global roles (publicIds of roles)' })),
     metadata: Type.Optional(Metadata("The operator's own data about the user (at most 100 KB as JSON)")),
     username: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^\\S+$', description: 'The sign-in name' })),
-    password: Type.Optional(Type.String({ minLength: 8, maxLength: 256, description: 'The sign-in password' })),
+    password: Type.Optional(
+      Type.String({
+        minLength: 8,
+        maxLength: 256,
+        description: "The sign-in password. Changing an existing user's password signs them out everywhere (sessions, grants, access tokens)",
+      }),
+    ),
     firstname: Type.Optional(Text(200)),
     lastname: Type.Optional(Text(200)),
     email: Type.Optional(Text(320)),
@@ -109,7 +115,8 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService })
       schema: {
         ...tag,
         summary: 'Ban a user globally',
-        description: 'Bans the user from the whole network: their tokens stop working on the client, bot and tray APIs. An unknown user is a 404.',
+        description:
+          'Bans the user from the whole network and revokes every login session, grant and access token they hold: an unban restores none of them. An unknown user is a 404.',
         consumes: JSON_AND_FORM,
         body: UserIdBody,
         response: answers(SuccessAnswer),
@@ -127,7 +134,8 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService })
       schema: {
         ...tag,
         summary: 'Lift a global ban',
-        description: 'Lifts the global ban. An unknown user is a 404; a user who is not banned a 409 (400316).',
+        description:
+          'Lifts the global ban; what the ban revoked stays revoked (the user signs in again). An unknown user is a 404; a user who is not banned a 409 (400316).',
         consumes: JSON_AND_FORM,
         body: UserIdBody,
         response: answers(SuccessAnswer, { extraErrors: [409] }),

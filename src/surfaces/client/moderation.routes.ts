@@ -6,6 +6,7 @@ import type { TypedApp } from '../../http/typed-app.js';
 import { ChannelRecord } from '../../modules/channels/channels.present.js';
 import { presentChannel } from '../../modules/channels/channels.present.js';
 import { MAX_MUTE_PERIOD_MS } from '../../modules/channels/channels.service.js';
+import type { ModerationService } from '../../modules/moderation/moderation.service.js';
 import type { ModeratorService } from '../../modules/moderation/moderator.service.js';
 import type { UsersService } from '../../modules/users/users.service.js';
 import { ChannelIdParams, Id, IdList } from '../../shared/schemas.js';
@@ -34,6 +35,8 @@ const memberAction = (summary: string, description: string) => ({
 
 interface ClientModerationDeps {
   moderator: ModeratorService;
+  /** The text rules; a channel's new name passes them. */
+  moderation: ModerationService;
   users: UsersService;
   clock: Clock;
 }
@@ -56,14 +59,14 @@ function registerChannelEditRoutes(app: TypedApp, deps: ClientModerationDeps): v
     '/channels/:channelId',
     {
       schema: {
-        ...action('Rename a channel (EDIT_CHANNEL)', 'Sets the display name of a channel.'),
+        ...action('Rename a channel (EDIT_CHANNEL)', 'Sets the display name of a channel; 403 (400308, 400309) when the name breaks a moderation rule.'),
         consumes: JSON_AND_FORM,
         body: Type.Object({ displayName: Type.String({ maxLength: 200 }) }, { examples: [{ displayName: 'General' }] }),
         response: answers(RenamedAnswer, { extraErrors: [409] }),
       },
     },
     async (request) => {
-      const channel = await moderator.renameChannel(principalOf(request), request.params.channelId, request.body.displayName);
+      const channel = await moderator.renameChannel(principalOf(request), request.params.channelId, request.body.displayName, deps.moderation.guard);
       return { channel: presentChannel(channel, deps.clock.now()) };
     },
   );

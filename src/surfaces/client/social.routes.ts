@@ -67,7 +67,8 @@ function registerCommunityRoutes(app: TypedApp, deps: SocialRouteDeps): void {
       schema: {
         ...tag,
         summary: 'Create a community; the creator joins it',
-        description: 'Creates a community with the caller as its first member. 409 (400315) when the communityId is taken.',
+        description:
+          'Creates a community with the caller as its first member. 403 (400308, 400309) when its name or id breaks a moderation rule; 409 (400315) when the communityId is taken.',
         consumes: JSON_AND_FORM,
         body: NewCommunityBody,
         response: answers(CommunityRecord, { extraErrors: [409] }),

@@ -6,7 +6,7 @@ import { installMetrics } from './metrics.routes.js';
 /** Health, readiness and metrics at the root: no token (put /metrics behind the network's own fence). */
 export function opsSurface(container: Container) {
   return async function ops(scope: TypedApp): Promise<void> {
-    registerHealthRoutes(scope, { db: container.db });
+    registerHealthRoutes(scope, { db: container.db, redis: container.redisHealth });
     installMetrics(scope, container.metricSources);
   };
 }

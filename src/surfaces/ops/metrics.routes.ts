@@ -17,7 +17,8 @@ export interface MetricSources {
  */
 export function installMetrics(app: FastifyInstance, sources: MetricSources): void {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'parley_process_' });
+  // prom-client names its series process_*, nodejs_*: with this prefix, parley_process_cpu_seconds_total...
+  collectDefaultMetrics({ register: registry, prefix: 'parley_' });
   const requests = createRequestMetrics(
     registry,
     { requests: 'parley_http_requests_total', latency: 'parley_http_request_duration_seconds' },
@@ -57,7 +58,7 @@ export function installMetrics(app: FastifyInstance, sources: MetricSources): vo
   // and a microtask hop.
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL: ids in paths would explode the label set.
-    requests.record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    requests.record(request.method, request.routePattern ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
 

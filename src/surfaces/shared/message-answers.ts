@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { MessageRecord } from '../../modules/messages/messages.present.js';
 import type { CreatedMessage } from '../../modules/messages/messages.service.js';
 import { presentUser, UserRecord } from '../../modules/users/users.present.js';
-import type { UserRow } from '../../modules/users/users.store.js';
+import type { UserRow } from '../../modules/users/users.types.js';
 import type { Paging } from '../../shared/paging.js';
 import { Id, Nullable } from '../../shared/schemas.js';
 

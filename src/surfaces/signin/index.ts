@@ -3,7 +3,8 @@ import type { Container } from '../../container.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { AppError } from '../../shared/errors.js';
 import { registerOAuthApiRoutes, registerOAuthPublicRoutes } from './oauth.routes.js';
-import { rawQueryOf, registerSignInPages } from './pages.routes.js';
+import { rawQueryOf } from './page-context.js';
+import { registerSignInPages } from './pages.routes.js';
 
 /**
  * OpenID Connect sign-in at the root (SPEC.md section B): discovery, keys, authorize and the login
@@ -48,6 +49,7 @@ export function signInSurface(container: Container) {
         csrf: identity.csrf,
         clients: identity.clients,
         findUser: identity.findUser,
+        logout: identity.logout,
       });
     });
   };

@@ -102,17 +102,31 @@ export function renderSignedInPage(input: { username: string; logoutAction: stri
   );
 }
 
-export function renderLogoutPage(input: { username: string | null; logoutAction: string; csrf: string; done: boolean }): string {
+export interface LogoutPageInput {
+  /** Who is signed in; null once signed out (the signed-out page). */
+  username: string | null;
+  logoutAction: string;
+  csrf: string;
+  done: boolean;
+  /** The client whose logout request this page confirms, when it named one. */
+  clientName?: string | null;
+  /** The logout request's parameters, posted again with the confirmation. */
+  carried?: ReadonlyArray<readonly [string, string]>;
+}
+
+export function renderLogoutPage(input: LogoutPageInput): string {
   if (input.done || input.username === null) {
     return layout('Signed out', '<h1>You are signed out</h1>\n<p class="muted">You can close this page.</p>');
   }
+  const asking = input.clientName ? `<p class="muted"><strong>${escapeHtml(input.clientName)}</strong> asks to sign you out.</p>\n` : '';
+  const carried = (input.carried ?? []).map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">\n`).join('');
   return layout(
     'Sign out',
     `<h1>Sign out?</h1>
 <p>Signed in as <strong>${escapeHtml(input.username)}</strong>.</p>
-<form method="post" action="${escapeHtml(input.logoutAction)}">
+${asking}<form method="post" action="${escapeHtml(input.logoutAction)}">
 <input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}">
-<button type="submit">Sign out</button>
+${carried}<button type="submit">Sign out</button>
 </form>`,
   );
 }

@@ -60,8 +60,42 @@ const LoginForm = AsSent<string>(
   ),
 );
 
+/** A logout request (OpenID Connect RP-Initiated Logout 1.0 section 2); every parameter is optional. */
+const LOGOUT_PARAMETERS = {
+  id_token_hint: Type.Optional(
+    Type.String({
+      description: 'An ID token this server issued (expired ones too): names the client and the person; signed out without asking when it is theirs',
+    }),
+  ),
+  client_id: Type.Optional(Type.String({ description: "The client, when there is no id_token_hint; must be the hint's audience when both are sent" })),
+  post_logout_redirect_uri: Type.Optional(
+    Type.String({ description: "Where to send the browser afterwards: exactly one of the client's registered post-logout redirect URIs" }),
+  ),
+  state: Type.Optional(Type.String({ description: 'Opaque value, appended to post_logout_redirect_uri' })),
+  logout_hint: Type.Optional(Type.String({ description: 'Accepted and not used' })),
+  ui_locales: Type.Optional(Type.String({ description: 'Accepted and not used: the pages are in English' })),
+};
+
+const LOGOUT_EXAMPLE = {
+  id_token_hint: 'eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJodHRwczovL2NoYXQuZXhhbXBsZS5jb20iLCJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl',
+  post_logout_redirect_uri: 'https://app.example.com/signed-out',
+  state: 'af0ifjsldkj3nqh7s9d2k4z8m1x5c0',
+};
+
+const LogoutQuery = AsSent<Record<string, string>>(
+  Type.Object(LOGOUT_PARAMETERS, { description: 'A logout request from a client, or nothing for the sign-out page', examples: [LOGOUT_EXAMPLE] }),
+);
+
 const LogoutForm = AsSent<string>(
-  Type.Object({ csrf: Type.String({ description: "The sign-out page's anti-forgery token" }) }, { examples: [{ csrf: 'k3Jd9sQ0vX1mZp7aTq4LwB' }] }),
+  Type.Object(
+    {
+      csrf: Type.Optional(
+        Type.String({ description: "The sign-out page's anti-forgery token: present when a person confirms; absent in a client's logout request" }),
+      ),
+      ...LOGOUT_PARAMETERS,
+    },
+    { examples: [{ csrf: 'k3Jd9sQ0vX1mZp7aTq4LwB' }, LOGOUT_EXAMPLE] },
+  ),
 );
 
 const HtmlPage = Type.String({ description: 'The HTML page' });
@@ -139,22 +173,36 @@ export const LOGIN_FORM_SCHEMA = {
   },
 };
 
+const LOGOUT_REFUSED_PAGE = page(
+  "The logout request fails a check (an id_token_hint not signed by this server or of another issuer, an unknown client_id or one that is not the hint's audience, an unregistered post_logout_redirect_uri, a repeated parameter): nothing is done",
+);
+const TO_POST_LOGOUT_URI = "The client's registered post_logout_redirect_uri, with state when the request had one";
+
 export const LOGOUT_PAGE_SCHEMA = {
   ...tag,
-  summary: 'Sign-out page',
-  description: 'Asks the signed-in person to confirm signing out (a form posting to /logout).',
-  response: { 200: page('The sign-out page'), 400: MALFORMED_PAGE, 500: UNEXPECTED_PAGE },
+  summary: 'Sign out (page), and the end_session_endpoint of RP-Initiated Logout',
+  description:
+    'Without parameters: asks the signed-in person to confirm signing out (a form posting to /logout). With a logout request (OpenID Connect RP-Initiated Logout 1.0): signs out at once when id_token_hint is a valid ID token of the signed-in person, else asks first; then redirects to post_logout_redirect_uri (state appended) when the client registered it, or shows the signed-out page. Signing out deletes the login session and clears its cookie; tokens already issued stay valid until they expire.',
+  querystring: LogoutQuery,
+  response: {
+    200: page('The confirmation page, or the signed-out page'),
+    302: redirect('Signed out, back to the client', TO_POST_LOGOUT_URI),
+    400: LOGOUT_REFUSED_PAGE,
+    500: UNEXPECTED_PAGE,
+  },
 };
 
 export const LOGOUT_FORM_SCHEMA = {
   ...tag,
-  summary: 'Sign out: ends the login session',
-  description: 'Ends the login session and clears its cookie. Tokens already issued stay valid until they expire.',
+  summary: 'Sign out: ends the login session (the sign-out form, or a logout request posted by a client)',
+  description:
+    "With csrf: the person's confirmation; ends the login session and clears its cookie, then goes to the request's post_logout_redirect_uri or shows the signed-out page. Without csrf: a client's logout request (RP-Initiated Logout 1.0), handled as on GET; posted from another site, whose browser withholds the session cookie, it continues as a GET to /logout. Tokens already issued stay valid until they expire.",
   consumes: FORM,
   body: LogoutForm,
   response: {
-    200: page('Signed out'),
-    400: MALFORMED_PAGE,
+    200: page('Signed out, or the confirmation page'),
+    303: redirect('Signed out, back to the client; or on to GET /logout', `${TO_POST_LOGOUT_URI}; or /logout with the request's parameters`),
+    400: LOGOUT_REFUSED_PAGE,
     403: page('The form expired or did not come from this site (CSRF)'),
     413: FORM_TOO_LARGE_PAGE,
     500: UNEXPECTED_PAGE,

@@ -17,6 +17,10 @@ Frames: \`message.created\` and \`message.deleted\` (a message record), \`reacti
 
 Close codes and what to do: ${CLOSE_TOKEN_ENDED} the token expired or was revoked: get a new token, then reconnect with \`since\`. ${CLOSE_BANNED} the user is banned from the system: do not reconnect. ${CLOSE_SLOW_CONSUMER} the client did not read its frames in time: reconnect with \`since\`. ${CLOSE_RESYNC} \`since\` cannot be resumed (too many missed events, or past the newest): reload the state through the API, then reconnect without \`since\`. 1001 the server is shutting down, and 1006 (no close frame: a dropped connection, a socket that wrote too slowly) or ${CLOSE_INTERNAL} (a server error): reconnect with \`since\`, backing off. ${CLOSE_UNAUTHORIZED} the upgrade carried no user: reconnect with a token.`;
 
+const MISSING_TOKEN = 'Missing access token: connect to /client/v1/stream?token=<user access token> (or send Authorization: Bearer <token>).';
+/** How a refused token kind is told where the stream takes a token. */
+const STREAM_TOKEN_USE = { surface: 'the stream', sendAs: '?token=<token> or Authorization: Bearer <token>' };
+
 const envelope = (description: string) => ({ ...ErrorEnvelope, description });
 
 /** The upgrade's answers: 101 on success, the envelope for a refusal (no 404: the route names nothing). */
@@ -76,7 +80,10 @@ export function registerRealtimeRoutes(
           detail: [{ field: 'querystring.since', message: 'must be digits' }],
         });
       }
-      request.principal = await deps.authenticate((query.token as string | undefined) ?? bearerTokenOf(request));
+      // Browsers cannot set headers on a WebSocket: the query is where most clients put the token.
+      const token = typeof query.token === 'string' && query.token !== '' ? query.token : bearerTokenOf(request);
+      if (token === null) throw new AppError('unauthorized', MISSING_TOKEN);
+      request.principal = await deps.authenticate(token, STREAM_TOKEN_USE);
       // A stream without `since` starts now, and "now" is fixed before the upgrade completes: the
       // client may write the moment its socket opens, and the server is still loading the user's
       // channels then. Replaying from this point (from the database) loses nothing in between.

@@ -51,6 +51,7 @@ describe('live events that arrive during a paced replay', () => {
       channelIdsOf: async () => ['c1'],
       eventsFor: async () => missed,
       newestEventId: async () => 2,
+      prunedThrough: async () => 0,
       endedTokens: async () => new Set<string>(),
       bannedUsers: async () => new Set<string>(),
     } as unknown as RealtimeStore;

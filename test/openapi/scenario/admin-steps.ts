@@ -1,4 +1,5 @@
 import { PERMISSIONS } from '../../../src/modules/roles/permissions.js';
+import { signInClient } from '../../helpers/signin.js';
 import { field, type World } from './world.js';
 
 /** The operator's side of the scenario (/api/v2): people, roles, channels, messages, reactions, rules. */
@@ -42,6 +43,11 @@ export async function channels(w: World): Promise<void> {
   const side = w.t.uniqueId('side');
   await w.admin('POST', '/api/v2/channel', { form: `channelId=${side}&type=standard&userIds[]=${w.person('carol').userId}` });
   await w.admin('POST', '/api/v2/channels', { json: { filter: 'member', options: { limit: 10 } } });
+  await w.admin('PUT', `/api/v2/channel/${main}/retention`, { json: { days: 30 } });
+  await w.admin('GET', `/api/v2/channel/${main}/retention`);
+  await w.admin('PUT', `/api/v2/channel/${main}/retention`, { form: 'days=0' });
+  await w.admin('PUT', `/api/v2/channel/${main}/retention`, { json: { days: null } });
+  await w.admin('POST', '/api/v2/retention/run');
   await w.admin('POST', '/api/v2/channel/displayName', { json: { channelId: side, displayName: 'Side room' } });
   await w.admin('POST', `/api/v2/channel/${side}/users`, { json: { userIds: [w.person('target').userId] } });
   await w.admin('DELETE', `/api/v2/channel/${side}/users`, { json: { userIds: [w.person('target').userId] } });
@@ -132,4 +138,27 @@ export async function operatorTools(w: World): Promise<void> {
   await w.admin('POST', '/api/v2/users/unban', { form: `userId=${banned}` });
   await w.admin('DELETE', `/api/v2/users/${w.person('alice').userId}/flags`);
   await w.admin('PUT', '/api/v2/test-clock', { json: { offsetMs: 1000 } });
+  await w.admin('GET', '/api/v2/audit?limit=5');
+  await revocation(w);
+}
+
+/** A signed-in person's sessions and tokens, listed and revoked; sign out everywhere; an admin token made and revoked. */
+async function revocation(w: World): Promise<void> {
+  const s = signInClient(w.t);
+  const person = await s.createPerson();
+  await s.login(person.username, person.password);
+  await w.admin('POST', `/api/v2/users/${person.userId}/tokens`, { json: { expiresIn: 3600 } });
+  const sessions = await w.admin('GET', `/api/v2/users/${person.userId}/sessions`);
+  const sessionId = field(sessions, (body: { sessions: Array<{ sessionId: string }> }) => body.sessions[0]?.sessionId, 'sessionId');
+  await w.admin('DELETE', `/api/v2/users/${person.userId}/sessions/${sessionId}`);
+  const tokens = await w.admin('GET', `/api/v2/users/${person.userId}/tokens?limit=10`);
+  const tokenId = field(tokens, (body: { accessTokens: Array<{ tokenId: string }> }) => body.accessTokens[0]?.tokenId, 'tokenId');
+  await w.admin('DELETE', `/api/v2/users/${person.userId}/tokens/${tokenId}`);
+  await w.admin('POST', `/api/v2/users/${person.userId}/signout`);
+  // The person's data exported, then the person erased (their messages kept under the placeholder).
+  await w.admin('GET', `/api/v2/users/${person.userId}/export`);
+  await w.admin('DELETE', `/api/v2/users/${person.userId}?messages=anonymise`);
+  const created = await w.admin('POST', '/api/v2/admin-tokens', { json: { name: w.t.uniqueId('ops') } });
+  await w.admin('GET', '/api/v2/admin-tokens');
+  await w.admin('DELETE', `/api/v2/admin-tokens/${field(created, (body: { tokenId: string }) => body.tokenId, 'tokenId')}`);
 }

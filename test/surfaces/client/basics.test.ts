@@ -40,7 +40,10 @@ describe.each(testDatabases)('client API basics on %s', (database) => {
     expect(banned.statusCode).toBe(403);
     expect(banned.json()).toMatchObject({ code: 400312, message: 'User is banned from the system.' });
     await admin.call('POST', '/api/v2/users/unban', { userId: olga.userId });
-    expect((await olga.as('GET', '/client/v1/me')).statusCode).toBe(200);
+    // The unban restores no credential: the token from before the ban stays revoked; a new one works.
+    expect((await olga.as('GET', '/client/v1/me')).statusCode).toBe(401);
+    const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId: olga.userId, expiresInMs: 3_600_000 });
+    expect((await t.app.inject({ method: 'GET', url: '/client/v1/me', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
   });
 
   it("lists the caller's channels only, and moves the read marker forward only", async () => {

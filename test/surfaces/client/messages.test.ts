@@ -197,7 +197,16 @@ describe.each(testDatabases)('client API messages on %s', (database) => {
     });
     expectRefused(image, 403, 400312);
     await admin.call('POST', '/api/v2/users/unban', { userId: ann.userId });
-    await said(ann, channelId, 'after the unban');
+    // The unban restores no credential: the old token stays revoked; a new one sends again.
+    expect((await say(ann, channelId, 'with the old token')).statusCode).toBe(401);
+    const { token } = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({ kind: 'user', userId: ann.userId, expiresInMs: 3_600_000 });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/client/v1/channels/${channelId}/messages`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { type: 'text', data: { text: 'after the unban' } },
+    });
+    expect(again.statusCode).toBe(200);
   });
 
   it('delete: own message yes; others only with DELETE_MESSAGE; events follow', async () => {

@@ -42,4 +42,12 @@ describe.each(testDatabases)('metrics on %s', (database) => {
     expect(text).toMatch(/parley_websocket_connections 0/);
     if (database === 'postgres') expect(text).toMatch(/parley_database_pool_connections\{state="total"\} \d+/);
   });
+
+  it('names the process metrics parley_process_* and parley_nodejs_*, with the prefix once', async () => {
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(text).toContain('# TYPE parley_process_cpu_seconds_total counter');
+    expect(text).toMatch(/^parley_process_resident_memory_bytes \d+/m);
+    expect(text).toMatch(/^parley_nodejs_eventloop_lag_seconds /m);
+    expect(text).not.toContain('process_process_');
+  });
 });

@@ -92,10 +92,11 @@ describe.each(testDatabases)('sign-in edge cases on %s', (database) => {
       const response = await t.app.inject({ method: 'GET', url, headers: { origin } });
       expect([url, response.headers['access-control-allow-origin']]).toEqual([url, undefined]);
     }
-    // A preflight elsewhere is left to the router: the envelope's 404.
+    // A preflight elsewhere is left to the router: the envelope's 405, naming the methods the path serves.
     const adminPreflight = await t.app.inject({ method: 'OPTIONS', url: '/api/v2/roles', headers: { origin, 'access-control-request-method': 'GET' } });
-    expect(adminPreflight.statusCode).toBe(404);
+    expect(adminPreflight.statusCode).toBe(405);
     expect(adminPreflight.json()).toMatchObject({ status: 'error', code: 400400 });
+    expect(adminPreflight.headers.allow).toContain('GET');
     expect(adminPreflight.headers['access-control-allow-origin']).toBeUndefined();
   });
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../../../clock.js';
-import type { Executor } from '../../../storage/database.js';
+import type { Dialect, Executor } from '../../../storage/database.js';
 import { newObjectId } from '../../../storage/ids.js';
 import { runTransaction } from '../../../storage/transactions.js';
 import { generateToken, hashToken } from '../../tokens/tokens.service.js';
@@ -45,6 +45,8 @@ export interface SignInGrant {
   refreshScopes?: string[];
   /** The authorization code's id: the family of every token issued from it. */
   grantId: string;
+  /** The id of the refresh token this grant rotates; absent for the code grant. */
+  replaces?: string;
   authTime: number;
   includeAuthTime: boolean;
   nonce: string | null;
@@ -56,7 +58,7 @@ export interface SignInGrant {
 }
 
 /** Mints the tokens of a successful grant. Access tokens go to the shared tokens table, hashed. */
-export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: string; clients: ClientsService; rsa: RsaSigningKey }) {
+export function createTokenIssuer(deps: { db: Executor; dialect: Dialect; clock: Clock; issuer: string; clients: ClientsService; rsa: RsaSigningKey }) {
   const { db, clock } = deps;
   const writer = createTokenWriter(db);
 
@@ -68,8 +70,10 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
       const refreshToken = generateToken();
       const scope = grant.scopes.join(' ');
       await runTransaction(db, async (trx) => {
-        if (!(await grant.claim(trx))) throw new GrantAlreadyUsed();
         const grants = createGrantsStore(trx);
+        // First: a password change, ban or sign-out of this user either sees these tokens or refuses the claim.
+        await grants.shareLockUser(grant.user.id, deps.dialect);
+        if (!(await grant.claim(trx))) throw new GrantAlreadyUsed();
         await grants.insertAccessToken({
           token_hash: hashToken(accessToken),
           id: newObjectId(now),
@@ -82,6 +86,7 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
           revoked_at: null,
           created_at: now,
           grant_id: grant.grantId,
+          last_used_at: null,
         });
         await grants.insertRefresh({
           token_hash: hashToken(refreshToken),
@@ -96,6 +101,7 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
           used_at: null,
           revoked_at: null,
           created_at: now,
+          parent_id: grant.replaces ?? null,
         });
       });
       const response: SignInTokenResponse = {
@@ -136,6 +142,7 @@ export function createTokenIssuer(deps: { db: Executor; clock: Clock; issuer: st
         revoked_at: null,
         created_at: now,
         grant_id: null,
+        last_used_at: null,
       });
       return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope: 'bot' };
     },

@@ -5,7 +5,7 @@ import { oauthError } from '../oauth-errors.js';
 import { authenticateClient, presentedCredentials } from './client-auth.js';
 import { grantAuthorizationCode } from './grant-authorization-code.js';
 import { grantClientCredentials } from './grant-client-credentials.js';
-import { grantRefreshToken } from './grant-refresh-token.js';
+import { grantRefreshToken, type RefreshGrantDeps } from './grant-refresh-token.js';
 import type { BotTokenResponse, SignInTokenResponse, TokenIssuer } from './issue-tokens.js';
 import type { FindUser } from './signin-user.js';
 
@@ -37,7 +37,9 @@ function readForm(request: TokenRequest): URLSearchParams {
  * POST /oauth/token: read the form, check the grant type, authenticate the client, then run the
  * grant's own steps. Every failure is an OAuth error (oauth-errors.ts).
  */
-export function createTokenService(deps: { clock: Clock; clients: ClientsService; grants: GrantsStore; issuer: TokenIssuer; findUser: FindUser }) {
+export function createTokenService(
+  deps: { clock: Clock; clients: ClientsService; grants: GrantsStore; issuer: TokenIssuer; findUser: FindUser } & Pick<RefreshGrantDeps, 'reuseWindowMs'>,
+) {
   return {
     async exchange(request: TokenRequest): Promise<SignInTokenResponse | BotTokenResponse> {
       const form = readForm(request);

@@ -1,0 +1,102 @@
+import { type CallOptions, type ClientContext, unwrap } from './context.js';
+import type {
+  ChannelList,
+  Comment,
+  Community,
+  MessagePage,
+  MessageQuery,
+  NewMessage,
+  Post,
+  Profile,
+  ReactionAnswer,
+  ReadMarker,
+  TrayHistory,
+  TrayRecordKey,
+} from './types.js';
+
+/** The init of one call: the per-call fetch (auth, retry) and the abort signal. */
+function init(context: ClientContext, options?: CallOptions) {
+  return { fetch: context.fetchFor(options), ...(options?.signal ? { signal: options.signal } : {}) };
+}
+
+/** The client API (/client/v1) and the notification tray (/notifications), typed, errors thrown. */
+export function createRest(context: ClientContext) {
+  const { api } = context;
+  return {
+    /** The caller's profile. */
+    async me(options?: CallOptions): Promise<Profile> {
+      return unwrap(await api.GET('/client/v1/me', init(context, options)));
+    },
+    /** The caller's channels with unread counts, most recently active first. */
+    async channels(query: { limit?: number } = {}, options?: CallOptions): Promise<ChannelList> {
+      return unwrap(await api.GET('/client/v1/channels', { params: { query }, ...init(context, options) }));
+    },
+    /** A page of a channel's messages, oldest first (`after`+`first`, `before`+`last`, or `token`). */
+    async messages(channelId: string, query: MessageQuery = {}, options?: CallOptions): Promise<MessagePage> {
+      return unwrap(await api.GET('/client/v1/channels/{channelId}/messages', { params: { path: { channelId }, query }, ...init(context, options) }));
+    },
+    /** Sends a message (`{type: 'text', data: {text}}`, or `custom`); answers it with its author. */
+    async sendMessage(channelId: string, body: NewMessage, options?: CallOptions): Promise<MessagePage> {
+      return unwrap(await api.POST('/client/v1/channels/{channelId}/messages', { params: { path: { channelId } }, body, ...init(context, options) }));
+    },
+    async deleteMessage(messageId: string, options?: CallOptions): Promise<MessagePage> {
+      return unwrap(await api.DELETE('/client/v1/messages/{messageId}', { params: { path: { messageId } }, ...init(context, options) }));
+    },
+    /** Moves the caller's read marker forward to `segment` (never back, never past the last message). */
+    async markRead(channelId: string, segment: number, options?: CallOptions): Promise<ReadMarker> {
+      return unwrap(await api.POST('/client/v1/channels/{channelId}/read', { params: { path: { channelId } }, body: { segment }, ...init(context, options) }));
+    },
+    async react(messageId: string, reactionName: string, options?: CallOptions): Promise<ReactionAnswer> {
+      return unwrap(
+        await api.POST('/client/v1/messages/{messageId}/reactions', { params: { path: { messageId } }, body: { reactionName }, ...init(context, options) }),
+      );
+    },
+    async unreact(messageId: string, reactionName: string, options?: CallOptions) {
+      return unwrap(
+        await api.DELETE('/client/v1/messages/{messageId}/reactions/{reactionName}', {
+          params: { path: { messageId, reactionName } },
+          ...init(context, options),
+        }),
+      );
+    },
+    async flagMessage(messageId: string, options?: CallOptions) {
+      return unwrap(await api.POST('/client/v1/messages/{messageId}/flag', { params: { path: { messageId } }, ...init(context, options) }));
+    },
+    async createCommunity(body: { displayName: string; communityId?: string }, options?: CallOptions): Promise<Community> {
+      return unwrap(await api.POST('/client/v1/communities', { body, ...init(context, options) }));
+    },
+    async joinCommunity(communityId: string, options?: CallOptions): Promise<Community> {
+      return unwrap(await api.POST('/client/v1/communities/{communityId}/join', { params: { path: { communityId } }, ...init(context, options) }));
+    },
+    async leaveCommunity(communityId: string, options?: CallOptions): Promise<Community> {
+      return unwrap(await api.POST('/client/v1/communities/{communityId}/leave', { params: { path: { communityId } }, ...init(context, options) }));
+    },
+    /** A post in a community (or, without `communityId`, in the caller's own feed). */
+    async createPost(body: { text: string; communityId?: string }, options?: CallOptions): Promise<Post> {
+      return unwrap(await api.POST('/client/v1/posts', { body, ...init(context, options) }));
+    },
+    async commentOnPost(postId: string, text: string, options?: CallOptions): Promise<Comment> {
+      return unwrap(await api.POST('/client/v1/posts/{postId}/comments', { params: { path: { postId } }, body: { text }, ...init(context, options) }));
+    },
+    async likePost(postId: string, options?: CallOptions) {
+      return unwrap(
+        await api.POST('/client/v1/posts/{postId}/reactions', { params: { path: { postId } }, body: { reactionName: 'like' }, ...init(context, options) }),
+      );
+    },
+    /** The notification tray (403 unless the server enables it). */
+    tray: {
+      /** Records newest first; pass the previous answer's `lastRecordDate` as `searchAfter` for the next page. */
+      async history(query: { searchAfter?: number } = {}, options?: CallOptions): Promise<TrayHistory> {
+        return unwrap(await api.GET('/notifications/history', { params: { query }, ...init(context, options) }));
+      },
+      /** Marks one record read. */
+      async markRead(record: TrayRecordKey, options?: CallOptions): Promise<void> {
+        unwrap(await api.POST('/notifications/read', { body: record, ...init(context, options) }));
+      },
+      /** Sets the tray's last-read time to now. */
+      async markAllRead(options?: CallOptions): Promise<void> {
+        unwrap(await api.POST('/notifications/last-read', init(context, options)));
+      },
+    },
+  };
+}

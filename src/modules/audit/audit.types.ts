@@ -1,0 +1,38 @@
+/** Who acted: an admin token (named at write time from its id), a user acting as moderator, or the CLI. */
+export type AuditActor = { type: 'admin'; tokenId: string; userId: string } | { type: 'user'; userId: string } | { type: 'cli' };
+
+/** One id an action named, and the request field it came from. */
+export interface AuditTarget {
+  field: string;
+  id: string;
+}
+
+/** An action as the surface saw it answered: what the recorder writes. */
+export interface AuditInput {
+  at: number;
+  actor: AuditActor;
+  operation: string;
+  method: string;
+  route: string;
+  targets: AuditTarget[];
+  status: number;
+  /** The error envelope's code; null on success. */
+  errorCode: number | null;
+  requestId: string | null;
+}
+
+/** A stored entry, as the store reads it. */
+export interface AuditRow {
+  id: string;
+  at: number;
+  actor_type: string;
+  actor: string;
+  actor_user_id: string | null;
+  operation: string;
+  method: string;
+  route: string;
+  targets: string;
+  status: number;
+  error_code: number | null;
+  request_id: string | null;
+}

@@ -1,0 +1,207 @@
+import type { Clock } from '../../clock.js';
+import { AppError, notFound } from '../../shared/errors.js';
+import type { BlobStore } from '../../storage/blobs.js';
+import type { Dialect, Executor } from '../../storage/database.js';
+import { runTransaction } from '../../storage/transactions.js';
+import { AVATAR_SIZES } from '../identity/avatars.service.js';
+import { revokeUserCredentials } from '../identity/credentials.service.js';
+import { deleteMessagesIn } from '../messages/messages.service.js';
+import { rewriteWebhookBodies } from '../webhooks/webhook-redaction.js';
+import { createErasureStore } from './erasure.store.js';
+import { ERASED_USER_ID, ERASED_USER_NAME, type ErasureServices, type MessagesMode } from './privacy.types.js';
+
+/** Rows handled per transaction: a user with a long history never holds one giant transaction. */
+const BATCH = 200;
+
+export interface ErasureResult {
+  messages: number;
+  reactions: number;
+  posts: number;
+  comments: number;
+  flags: number;
+  memberships: number;
+  avatars: number;
+}
+
+const isNotFound = (error: unknown): boolean => error instanceof AppError && error.kind === 'notFound';
+
+/** Ids in an event payload, replaced wherever they stand; the actor's name and the texts of a social event go. */
+function rewritePayload(value: unknown, userId: string): unknown {
+  if (value === userId) return ERASED_USER_ID;
+  if (Array.isArray(value)) return value.map((item) => rewritePayload(item, userId));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = rewritePayload(item, userId);
+  const actor = out.actor as Record<string, unknown> | undefined;
+  if (actor && typeof actor === 'object' && actor.id === ERASED_USER_ID) out.actor = { ...actor, name: ERASED_USER_NAME, avatarId: null };
+  const record = out.record as Record<string, unknown> | undefined;
+  if (record && typeof record === 'object' && typeof record.text === 'string' && (record.authorId === ERASED_USER_ID || record.userId === ERASED_USER_ID)) {
+    out.record = { ...record, text: '' };
+  }
+  return out;
+}
+
+/**
+ * Erases a user (GDPR article 17). Each step works in batches, each batch its own transaction, and
+ * the users row goes last: an interrupted erasure leaves the user findable, and running it again
+ * finishes it. Removals go through the owning modules' services where one exists (reactions, posts,
+ * comments, community and channel memberships), so counts, events and tray records stay right.
+ */
+export function createErasureService(deps: { db: Executor; dialect: Dialect; clock: Clock; blobs: BlobStore; services: ErasureServices }) {
+  const { db, dialect, clock, services } = deps;
+  const store = createErasureStore(db);
+  const actor = (userId: string) => ({ userId });
+
+  /** The profile first: later events name the user by id only, and sign-in ends at once. */
+  async function scrubProfile(userId: string): Promise<void> {
+    await runTransaction(db, async (trx) => {
+      await createErasureStore(trx).scrubProfile(userId, clock.now());
+      await revokeUserCredentials(trx, userId, clock.now());
+    });
+  }
+
+  async function removeReactions(userId: string): Promise<number> {
+    let count = 0;
+    for (let rows = await store.messageReactions(userId, BATCH); rows.length > 0; rows = await store.messageReactions(userId, BATCH)) {
+      for (const row of rows) {
+        try {
+          await services.reactions.remove(actor(userId), row.message_id, row.reaction_name);
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+          // The message is deleted: nobody sees its reactions, so the row goes without an event.
+          await runTransaction(db, (trx) => createErasureStore(trx).deleteMessageReaction(row.id, row.message_id, row.reaction_name));
+        }
+        count += 1;
+      }
+    }
+    for (let rows = await store.postReactions(userId, BATCH); rows.length > 0; rows = await store.postReactions(userId, BATCH)) {
+      for (const row of rows) {
+        try {
+          await services.social.removeReaction(actor(userId), row.post_id, row.reaction_name);
+        } catch (error) {
+          if (!isNotFound(error)) throw error;
+          await store.deletePostReaction(row.id);
+        }
+        count += 1;
+      }
+    }
+    return count;
+  }
+
+  /** Comments, then posts, deleted as their author deletes them (tray removals included), then their texts blanked. */
+  async function removeSocial(userId: string): Promise<{ posts: number; comments: number }> {
+    let comments = 0;
+    let posts = 0;
+    for (let ids = await store.liveComments(userId, BATCH); ids.length > 0; ids = await store.liveComments(userId, BATCH)) {
+      for (const id of ids) await services.social.deleteComment(actor(userId), id);
+      comments += ids.length;
+    }
+    for (let ids = await store.livePosts(userId, BATCH); ids.length > 0; ids = await store.livePosts(userId, BATCH)) {
+      for (const id of ids) await services.social.deletePost(actor(userId), id);
+      posts += ids.length;
+    }
+    await store.blankTexts(userId);
+    return { posts, comments };
+  }
+
+  /** Leaves each open channel as the admin API removes a member (count and member.removed event), then each community. */
+  async function removeMemberships(userId: string): Promise<number> {
+    let count = 0;
+    for (let ids = await store.memberChannels(userId, BATCH); ids.length > 0; ids = await store.memberChannels(userId, BATCH)) {
+      for (const channelId of ids) {
+        try {
+          await services.channels.removeUsers(channelId, [userId]);
+        } catch (error) {
+          // A closed channel counts and tells no one: its row just goes.
+          if (!(error instanceof AppError && (error.kind === 'conflict' || error.kind === 'notFound'))) throw error;
+          await store.deleteChannelMember(channelId, userId);
+        }
+      }
+      count += ids.length;
+    }
+    for (let ids = await store.currentCommunities(userId, BATCH); ids.length > 0; ids = await store.currentCommunities(userId, BATCH)) {
+      for (const communityId of ids) await services.social.leave(actor(userId), communityId);
+      count += ids.length;
+    }
+    await store.deleteMembershipLeftovers(userId, ERASED_USER_ID);
+    return count;
+  }
+
+  /**
+   * Messages, a batch per transaction: the author becomes the placeholder, then (delete mode) they are
+   * deleted as an admin deletes them, which rewrites every copy into a tombstone naming the placeholder.
+   */
+  async function handleMessages(userId: string, mode: MessagesMode): Promise<number> {
+    let count = 0;
+    for (;;) {
+      const handled = await runTransaction(db, async (trx) => {
+        const scoped = createErasureStore(trx);
+        const ids = await scoped.messagesOf(userId, BATCH);
+        await scoped.reassignMessages(ids, ERASED_USER_ID);
+        if (mode === 'delete' && ids.length > 0) await deleteMessagesIn(trx, dialect, ids, clock.now());
+        return ids.length;
+      });
+      count += handled;
+      if (handled < BATCH) break;
+    }
+    if (mode === 'delete') await services.messages.sweepDeletedMedia();
+    return count;
+  }
+
+  /** Every event the user acted in keeps its place in the outbox and names the placeholder instead. */
+  async function rewriteOutbox(userId: string): Promise<void> {
+    for (;;) {
+      const rows = await store.outboxEvents(userId, 0, BATCH);
+      if (rows.length === 0) return;
+      await runTransaction(db, async (trx) => {
+        const scoped = createErasureStore(trx);
+        const rewritten = [];
+        for (const row of rows) {
+          const data = rewritePayload(JSON.parse(row.payload) as unknown, userId);
+          await scoped.rewriteOutboxEvent(Number(row.id), JSON.stringify(data), ERASED_USER_ID);
+          if (row.type === 'message.created') rewritten.push({ id: Number(row.id), type: row.type, createdAt: Number(row.created_at), data });
+        }
+        await rewriteWebhookBodies(trx, dialect, rewritten);
+      });
+    }
+  }
+
+  async function removeFlags(userId: string): Promise<number> {
+    let count = 0;
+    for (;;) {
+      const removed = await runTransaction(db, (trx) => createErasureStore(trx).deleteFlagsBy(userId, BATCH));
+      count += removed;
+      if (removed === 0) return count;
+    }
+  }
+
+  /** The avatar rows and then their blobs; the users row's delete would take the rows, never the files. */
+  async function removeAvatars(userId: string): Promise<number> {
+    const ids = await store.avatarIds(userId);
+    await store.deleteAvatars(userId);
+    for (const id of ids) for (const size of Object.keys(AVATAR_SIZES)) await deps.blobs.delete(`avatar-${id}-${size}`);
+    return ids.length;
+  }
+
+  return {
+    async erase(userId: string, mode: MessagesMode): Promise<ErasureResult> {
+      if (userId === ERASED_USER_ID) throw new AppError('badRequest', 'The placeholder of erased users cannot be erased.');
+      if (!(await services.users.findById(userId))) throw notFound('User');
+      await scrubProfile(userId);
+      const reactions = await removeReactions(userId);
+      const { posts, comments } = await removeSocial(userId);
+      const flags = await removeFlags(userId);
+      const memberships = await removeMemberships(userId);
+      const messages = await handleMessages(userId, mode);
+      await rewriteOutbox(userId);
+      await store.deleteOwnTray(userId);
+      await store.anonymiseTrayActor(userId, ERASED_USER_NAME);
+      const avatars = await removeAvatars(userId);
+      // Last: its cascade takes tokens, grants, sessions, codes and flags on the user.
+      await store.deleteUser(userId);
+      return { messages, reactions, posts, comments, flags, memberships, avatars };
+    },
+  };
+}
+
+export type ErasureService = ReturnType<typeof createErasureService>;

@@ -1,0 +1,18 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { documentPath, serverDocument, typesOf, typesPath } from '../../packages/client/scripts/openapi-document.js';
+
+/**
+ * The SDK's committed OpenAPI document and types are what the server serves now: a route whose schema
+ * changed without `npm run sdk:generate` fails here.
+ */
+describe('SDK: generated types', () => {
+  it('match the OpenAPI document the server serves', async () => {
+    const served = await serverDocument();
+    const committed = fs.readFileSync(documentPath, 'utf8');
+    // Compared as objects first, for a readable difference; then byte for byte.
+    expect(JSON.parse(committed)).toEqual(JSON.parse(served));
+    expect(committed).toBe(served);
+    expect(fs.readFileSync(typesPath, 'utf8')).toBe(await typesOf(served));
+  });
+});
