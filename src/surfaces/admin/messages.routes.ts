@@ -8,7 +8,7 @@ import { ChannelRecord, presentChannel } from '../../modules/channels/channels.p
 import { presentUser, UserRecord } from '../../modules/users/users.present.js';
 import { MessageRecord, presentMessage } from '../../modules/messages/messages.present.js';
 import type { MessagesService } from '../../modules/messages/messages.service.js';
-import { createdAnswer, MessageIdParams, messagesAnswer, MessagesAnswer, presentAuthorJson } from '../shared/message-answers.js';
+import { asJsonText, createdAnswer, MessageIdParams, messagesAnswer, MessagesAnswer, presentAuthorJson } from '../shared/message-answers.js';
 
 const tag = { tags: ['messages'] };
 const PageSize = Type.Integer({ minimum: 1, maximum: 100 });
@@ -89,9 +89,9 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
         response: answers(MessagesAnswer),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { rows, authors, paging } = await messages.query(request.body);
-      return messagesAnswer(rows.map(presentMessage), authors, paging);
+      return asJsonText(reply, messagesAnswer(rows.map(presentMessage), authors, paging));
     },
   );
 

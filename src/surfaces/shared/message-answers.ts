@@ -81,6 +81,18 @@ export function messagesAnswer(messages: MessageRecord[], authors: Array<UserRow
 }
 
 /** A presenter whose JSON text is kept per row object (a batch hands the same author row to each create). */
+/**
+ * Answers a message page as JSON text written by JSON.stringify, not by the route's compiled serializer.
+ * A page is 50 records of open `data` objects and nullable fields; fast-json-stringify checks each
+ * nullable value against its branches and hands each `data` to JSON.stringify anyway, which made the
+ * admin page read about a tenth slower in CPU than stringifying the whole answer. The route still
+ * declares the answer's schema, and the tests check the text against it.
+ */
+export function asJsonText(reply: FastifyReply, answer: unknown): string {
+  reply.type('application/json; charset=utf-8');
+  return JSON.stringify(answer);
+}
+
 export function cachedJson<Row extends object>(present: (row: Row) => unknown): (row: Row) => string {
   const texts = new WeakMap<Row, string>();
   return (row) => {
