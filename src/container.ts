@@ -156,7 +156,8 @@ type Foundation = Awaited<ReturnType<typeof buildFoundation>>;
 /** Users and permissions, moderation rules, messages and their media, channels, reactions, flags and social posts. */
 async function buildContent(base: Foundation) {
   const { db, dialect, clock, pageTokens, blobs, log, events } = base;
-  const users = createUsersService({ db, clock, pageTokens, notices: base.notices });
+  const roles = createRolesService({ db, clock });
+  const users = createUsersService({ db, clock, pageTokens, notices: base.notices, roles });
   const permissions = createPermissionsService({ db });
   // Blacklist and whitelist rules, compiled into one matcher kept current across instances.
   const moderation = createModerationService({
@@ -202,7 +203,7 @@ async function buildContent(base: Foundation) {
   const rules = createRulesService({ db, clock, moderation });
   // Who may read and post in a channel, for the client and bot APIs.
   const sendRules = createSendRules({ db, dialect, clock });
-  return { users, permissions, moderation, messages, media, channels, reactions, messageFlags, social, rules, sendRules };
+  return { users, roles, permissions, moderation, messages, media, channels, reactions, messageFlags, social, rules, sendRules };
 }
 
 type Content = Awaited<ReturnType<typeof buildContent>>;
@@ -210,8 +211,7 @@ type Content = Awaited<ReturnType<typeof buildContent>>;
 /** Users, roles, permissions, sign-in (OpenID Connect, OAuth clients, bots, avatars) and authenticators. */
 async function buildPeople(base: Foundation, content: Content) {
   const { db, clock, config, log, tokens, notices } = base;
-  const { users, permissions } = content;
-  const roles = createRolesService({ db, clock });
+  const { users, permissions, roles } = content;
   // Where bot webhooks may connect: public addresses, plus what PARLEY_WEBHOOK_ALLOWED_HOSTS lists.
   const webhookTargets = createWebhookTargets(config.webhookAllowedHosts, base.options.webhookLookup);
   const identity = await createIdentity({
@@ -241,7 +241,7 @@ async function buildPeople(base: Foundation, content: Content) {
     sendRules: content.sendRules,
   });
   // What a user whose roles grant a permission may do as a moderator from the client API.
-  const moderator = createModeratorService({ channels: content.channels, users, permissions });
+  const moderator = createModeratorService({ channels: content.channels, users, permissions, messages: content.messages });
   return { roles, webhookTargets, identity, authenticateUser, authenticateBot, client, bots, moderator };
 }
 

@@ -3,7 +3,8 @@ import type { EventBus } from '../../events/bus.js';
 import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { compileMatcher, EMPTY_MATCHER, type Matcher, type Violation } from './matcher.js';
-import { createRulesStore, type RuleRow } from './rules.store.js';
+import { createRulesStore } from './rules.store.js';
+import type { RuleRow } from './rules.types.js';
 import { type CheckedText, dataTextsOf } from './user-texts.js';
 
 /** Bus topic announcing a rule change; the message is the new rules version. */

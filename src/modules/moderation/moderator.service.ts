@@ -1,6 +1,8 @@
 import { notFound } from '../../shared/errors.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 import type { ChannelRow } from '../channels/channels.types.js';
+import type { MessageActor } from '../messages/create-messages.js';
+import type { MessagesService } from '../messages/messages.service.js';
 import type { Permission } from '../roles/permissions.js';
 import type { PermissionsService } from '../roles/permissions.service.js';
 import type { UsersService } from '../users/users.service.js';
@@ -17,7 +19,7 @@ export type ModeratorTextGuard = (actor: ModeratorActor, input: { texts: Array<{
  * Moderation from the client API: the channel actions of the admin API and the global ban, allowed to a
  * user whose roles grant the matching permission of the catalogue, and to nobody else (403 / 400301).
  */
-export function createModeratorService(deps: { channels: ChannelsService; users: UsersService; permissions: PermissionsService }) {
+export function createModeratorService(deps: { channels: ChannelsService; users: UsersService; permissions: PermissionsService; messages: MessagesService }) {
   const { channels, permissions } = deps;
 
   /**
@@ -31,6 +33,13 @@ export function createModeratorService(deps: { channels: ChannelsService; users:
   }
 
   return {
+    /** Deletes a message: its author may, and whoever holds DELETE_MESSAGE in its channel (else 403 / 400301). */
+    async deleteMessage(actor: MessageActor, messageId: string) {
+      const { row } = await deps.messages.get(messageId);
+      await permissions.requireAuthorOr(actor.userId, row.user_id, 'DELETE_MESSAGE', row.channel_id);
+      return deps.messages.deleteMessage(actor, row.id);
+    },
+
     async renameChannel(actor: ModeratorActor, channelId: string, displayName: string, guard: ModeratorTextGuard): Promise<ChannelRow> {
       await requireChannelPermission(actor, 'EDIT_CHANNEL', channelId);
       // Every member sees the name: it passes the rules their messages pass.

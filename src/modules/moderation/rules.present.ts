@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { iso } from '../channels/channels.present.js';
-import type { RuleRow } from './rules.store.js';
+import type { RuleRow } from './rules.types.js';
 import { IsoTime } from '../../shared/schemas.js';
 
 /** moderation_rules rows -> the blacklist and whitelist records of API-CONVENTIONS.md section 3. */

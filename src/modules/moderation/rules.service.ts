@@ -6,7 +6,8 @@ import { isUniqueViolation, runTransaction } from '../../storage/transactions.js
 import { foldKey } from './fold.js';
 import { parseWhitelistRule } from './link-hosts.js';
 import type { ModerationService } from './moderation.service.js';
-import { createRulesStore, type RuleKind, type RuleRow, type RulesStore } from './rules.store.js';
+import { createRulesStore, type RulesStore } from './rules.store.js';
+import type { RuleKind, RuleRow } from './rules.types.js';
 
 export interface RuleChanges {
   /** The new word or URL (the body's `regex` or `ruleId` in PUT). */

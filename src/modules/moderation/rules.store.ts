@@ -1,8 +1,5 @@
 import type { Executor } from '../../storage/database.js';
-import type { ModerationRulesTable } from '../../storage/schema.js';
-
-export type RuleRow = ModerationRulesTable;
-export type RuleKind = 'blacklist' | 'whitelist';
+import type { RuleKind, RuleRow } from './rules.types.js';
 
 /** The settings row whose value changes with every rule write (an opaque stamp, not a count). */
 export const RULES_VERSION_KEY = 'moderation_rules_version';

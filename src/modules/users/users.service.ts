@@ -11,7 +11,7 @@ import { searchFold } from '../../storage/search-fold.js';
 import { createUsersStore, type UserChanges, type UsersStore } from './users.store.js';
 import type { UserRow } from './users.types.js';
 import type { Notices } from '../../events/notices.js';
-import { createRolesService } from '../roles/roles.service.js';
+import type { RolesService } from '../roles/roles.service.js';
 import type { RoleRow } from '../roles/roles.types.js';
 
 export interface UpsertUserInput {
@@ -146,10 +146,11 @@ export function createUsersService(deps: {
   pageTokens: PageTokens;
   /** Told after a global ban or unban commits: streams end, caches keyed on a user's standing forget it. */
   notices: Notices;
+  /** The users list names the roles its users hold, as the roles module keeps them. */
+  roles: RolesService;
 }) {
   const users = createUsersStore(deps.db);
-  // The users list names the roles its users hold, as the roles module keeps them.
-  const roles = createRolesService({ db: deps.db, clock: deps.clock });
+  const { roles } = deps;
 
   async function requireUser(userId: string): Promise<UserRow> {
     const user = await users.findById(userId);

@@ -1,6 +1,7 @@
 import type { OutboxEvent } from '../../events/outbox.js';
 import { newObjectId } from '../../storage/ids.js';
-import type { DeliveryRow, WebhooksStore } from './webhooks.store.js';
+import type { WebhooksStore } from './webhooks.store.js';
+import type { DeliveryRow } from './webhooks.types.js';
 
 /** The promise kept under `key`, made by `make` the first time the key is asked for. */
 function once<T>(cache: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {

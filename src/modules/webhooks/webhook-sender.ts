@@ -3,7 +3,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Clock } from '../../clock.js';
 import type { WebhookTargets } from './webhook-targets.js';
-import type { DeliveryRow, WebhooksStore } from './webhooks.store.js';
+import type { WebhooksStore } from './webhooks.store.js';
+import type { DeliveryRow } from './webhooks.types.js';
 
 /** Where a bot's webhook goes and the secret that signs it (the bot's client secret). */
 export type BotWebhookResolver = (botUserId: string) => Promise<{ url: string; secret: string } | null>;

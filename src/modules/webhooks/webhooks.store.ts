@@ -1,9 +1,7 @@
 import { sql } from 'kysely';
 import { chunks } from '../../storage/chunks.js';
 import type { Dialect, Executor } from '../../storage/database.js';
-import type { WebhookDeliveriesTable } from '../../storage/schema.js';
-
-export type DeliveryRow = WebhookDeliveriesTable;
+import type { DeliveryRow } from './webhooks.types.js';
 
 /** Who hears a message: the bot members of its channel, when they joined, and what kind of user wrote it. */
 function audienceQueries(db: Executor, dialect: Dialect) {

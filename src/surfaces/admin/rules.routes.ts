@@ -5,7 +5,7 @@ import { Id, IdList } from '../../shared/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { BlacklistRuleRecord, presentBlacklistRule, presentWhitelistRule, WhitelistRuleRecord } from '../../modules/moderation/rules.present.js';
 import { MAX_RULE_LENGTH, type RuleChanges, type RulesService } from '../../modules/moderation/rules.service.js';
-import type { RuleKind, RuleRow } from '../../modules/moderation/rules.store.js';
+import type { RuleKind, RuleRow } from '../../modules/moderation/rules.types.js';
 import { bodyOrQuery } from './body-or-query.js';
 
 const RuleIdParams = Type.Object({ ruleId: Id('The rule to change') });

@@ -3,7 +3,7 @@ import { notFound } from '../../shared/errors.js';
 import { Id, Nullable, StringEnum } from '../../shared/schemas.js';
 import { answers } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import type { DeliveryRow } from '../../modules/webhooks/webhooks.store.js';
+import type { DeliveryRow } from '../../modules/webhooks/webhooks.types.js';
 import type { WebhooksService } from '../../modules/webhooks/webhooks.service.js';
 
 const DELIVERY_STATES = ['pending', 'delivered', 'given up'] as const;

@@ -16,7 +16,7 @@ import { registerSocialRoutes } from './social.routes.js';
  */
 export function clientSurface(container: Container) {
   return async function client(scope: TypedApp): Promise<void> {
-    const { clock, permissions } = container;
+    const { clock } = container;
     const limiter = createRateLimiter({ redis: container.redis });
     scope.addHook('onClose', () => limiter.close());
     const rateGate = clientRateGate(limiter, container.config.clientRateLimits);
@@ -31,6 +31,11 @@ export function clientSurface(container: Container) {
     registerClientModerationRoutes(scope, { moderator: container.moderator, moderation: container.moderation, users: container.users, clock });
     registerSocialRoutes(scope, { social: container.social });
     registerClientMessageActionRoutes(scope, { reactions: container.reactions, flags: container.messageFlags });
-    registerClientMessageRoutes(scope, { messages: container.messages, media: container.media, sendRules: container.sendRules, permissions });
+    registerClientMessageRoutes(scope, {
+      messages: container.messages,
+      media: container.media,
+      sendRules: container.sendRules,
+      moderator: container.moderator,
+    });
   };
 }

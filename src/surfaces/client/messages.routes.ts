@@ -13,7 +13,7 @@ import { cachedJson, createdAnswer, MessageIdParams } from '../shared/message-an
 import type { MessagesService } from '../../modules/messages/messages.service.js';
 import { readMultipartBody, uploadOf } from '../../http/multipart.js';
 import type { SendRules } from '../../modules/messages/send-rules.js';
-import type { PermissionsService } from '../../modules/roles/permissions.service.js';
+import type { ModeratorService } from '../../modules/moderation/moderator.service.js';
 import type { UserRow } from '../../modules/users/users.types.js';
 import { ClientMessagesAnswer } from './client.schemas.js';
 import { FileDownloadAnswers, FileUploadBody, ImageDownloadAnswers, ImageQuery, ImageUploadBody, MessagesQuery, NewMessageBody } from './messages.schemas.js';
@@ -42,7 +42,7 @@ interface ClientMessageDeps {
   messages: MessagesService;
   media: MediaService;
   sendRules: SendRules;
-  permissions: PermissionsService;
+  moderator: ModeratorService;
 }
 
 /**
@@ -242,7 +242,7 @@ function registerMessageDownloadRoutes(app: TypedApp, deps: ClientMessageDeps): 
 }
 
 function registerMessageDeleteRoute(app: TypedApp, deps: ClientMessageDeps): void {
-  const { messages, permissions } = deps;
+  const { moderator } = deps;
 
   app.delete(
     '/messages/:messageId',
@@ -257,12 +257,7 @@ function registerMessageDeleteRoute(app: TypedApp, deps: ClientMessageDeps): voi
       },
     },
     async (request) => {
-      const actor = principalOf(request);
-      const { row } = await messages.get(request.params.messageId);
-      if (row.user_id !== actor.userId && !(await permissions.has(actor.userId, 'DELETE_MESSAGE', row.channel_id))) {
-        throw new AppError('permissionDenied', 'Permission DELETE_MESSAGE is required.');
-      }
-      const { record, author } = await messages.deleteMessage(actor, row.id);
+      const { record, author } = await moderator.deleteMessage(principalOf(request), request.params.messageId);
       return answer([record], [author]);
     },
   );

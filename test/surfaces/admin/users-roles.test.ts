@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRolesService } from '../../../src/modules/roles/roles.service.js';
 import { createUsersService } from '../../../src/modules/users/users.service.js';
 import { createPageTokens } from '../../../src/shared/paging.js';
 import { adminClient } from '../../helpers/admin.js';
@@ -105,7 +106,13 @@ describe.each(testDatabases)('users and roles admin API on %s', (database) => {
   it('lists flagged users and clears their flags', async () => {
     const target = t.uniqueId('flagged');
     await admin.createUser(target);
-    const users = createUsersService({ db: t.storage.db, clock: t.clock, pageTokens: createPageTokens('test'), notices: { publish() {}, on() {} } });
+    const users = createUsersService({
+      db: t.storage.db,
+      clock: t.clock,
+      pageTokens: createPageTokens('test'),
+      notices: { publish() {}, on() {} },
+      roles: createRolesService({ db: t.storage.db, clock: t.clock }),
+    });
     expect(await users.flag('flagger-1', target)).toBe(true);
     expect(await users.flag('flagger-1', target)).toBe(false);
     expect(await users.flag('flagger-2', target)).toBe(true);
