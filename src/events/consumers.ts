@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Dialect, Executor } from '../storage/database.js';
+import { periodicLooks } from '../shared/periodic.js';
 import { runTransaction } from '../storage/transactions.js';
 import type { EventType, OutboxEvent } from './catalogue.js';
 import { latestEventId, readEventsAfter } from './outbox.js';
@@ -256,8 +257,7 @@ export function createOutboxPruner(deps: {
   onError?: (error: unknown) => void;
 }) {
   const options: PruneOptions = { ...DEFAULT_PRUNE_OPTIONS, ...deps.options };
-  let timer: NodeJS.Timeout | null = null;
-  let firstLook: NodeJS.Timeout | null = null;
+  const looks = periodicLooks(() => tick(), options.intervalMs);
   let running: Promise<number> | null = null;
   let stopped = false;
 
@@ -304,18 +304,11 @@ export function createOutboxPruner(deps: {
   return {
     /** Looks every interval, the first time soon after start. */
     start(): void {
-      if (timer || stopped) return;
-      firstLook = setTimeout(tick, Math.min(options.intervalMs, 60_000));
-      firstLook.unref();
-      timer = setInterval(tick, options.intervalMs);
-      timer.unref();
+      if (!stopped) looks.start();
     },
     async stop(): Promise<void> {
       stopped = true;
-      if (timer) clearInterval(timer);
-      if (firstLook) clearTimeout(firstLook);
-      timer = null;
-      firstLook = null;
+      looks.stop();
       if (running) await running;
     },
   };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { notFound } from '../../shared/errors.js';
+import { periodicLooks } from '../../shared/periodic.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
@@ -75,8 +76,7 @@ export function createMessageRetention(deps: RetentionDeps) {
   const store = createRetentionStore(db, dialect);
   const lookups = createMessageLookups(db);
   const { sweepDeletedMedia } = createMediaSweep({ store: createMessagesStore(db, dialect), blobs: deps.blobs, onBackgroundError: deps.onError });
-  let timer: NodeJS.Timeout | null = null;
-  let firstLook: NodeJS.Timeout | null = null;
+  const looks = periodicLooks(() => tick(), options.intervalMs);
   let running: Promise<RetentionRun> | null = null;
   let stopped = false;
 
@@ -254,19 +254,12 @@ export function createMessageRetention(deps: RetentionDeps) {
     },
 
     start(): void {
-      if (timer || stopped) return;
-      firstLook = setTimeout(tick, Math.min(options.intervalMs, 60_000));
-      firstLook.unref();
-      timer = setInterval(tick, options.intervalMs);
-      timer.unref();
+      if (!stopped) looks.start();
     },
 
     async stop(): Promise<void> {
       stopped = true;
-      if (timer) clearInterval(timer);
-      if (firstLook) clearTimeout(firstLook);
-      timer = null;
-      firstLook = null;
+      looks.stop();
       await running?.catch(() => undefined);
     },
   };
