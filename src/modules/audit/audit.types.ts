@@ -1,3 +1,4 @@
+import type { AuditLogTable } from '../../storage/schema.js';
 /** Who acted: an admin token (named at write time from its id), a user acting as moderator, or the CLI. */
 export type AuditActor = { type: 'admin'; tokenId: string; userId: string } | { type: 'user'; userId: string } | { type: 'cli' };
 
@@ -22,17 +23,4 @@ export interface AuditInput {
 }
 
 /** A stored entry, as the store reads it. */
-export interface AuditRow {
-  id: string;
-  at: number;
-  actor_type: string;
-  actor: string;
-  actor_user_id: string | null;
-  operation: string;
-  method: string;
-  route: string;
-  targets: string;
-  status: number;
-  error_code: number | null;
-  request_id: string | null;
-}
+export type AuditRow = AuditLogTable;

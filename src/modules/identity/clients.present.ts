@@ -4,6 +4,21 @@ import { iso, parseJson } from '../channels/channels.present.js';
 import type { ClientRow } from './clients.store.js';
 
 /** oauth_clients row -> the operator API's client record. The secret is shown once, at creation. */
+/** The example client of the record schemas below. */
+const CLIENT_EXAMPLE = {
+  clientId: '67d3f5a5e4b0a1c2d3e4f530',
+  name: 'Support desk',
+  redirectUris: ['https://desk.example.com/auth/callback'],
+  postLogoutRedirectUris: ['https://desk.example.com/signed-out'],
+  grantTypes: ['authorization_code', 'refresh_token'],
+  public: false,
+  idTokenSignedResponseAlg: 'HS256',
+  tokenEndpointAuthMethod: 'client_secret_basic',
+  botUserId: null,
+  createdAt: '2025-01-20T13:45:00.000Z',
+  updatedAt: '2025-01-20T13:45:00.000Z',
+};
+
 export const OAuthClientRecord = Type.Object(
   {
     clientId: Type.String(),
@@ -25,21 +40,7 @@ export const OAuthClientRecord = Type.Object(
   },
   {
     description: 'An OAuth / OpenID Connect client, without its secret',
-    examples: [
-      {
-        clientId: '67d3f5a5e4b0a1c2d3e4f530',
-        name: 'Support desk',
-        redirectUris: ['https://desk.example.com/auth/callback'],
-        postLogoutRedirectUris: ['https://desk.example.com/signed-out'],
-        grantTypes: ['authorization_code', 'refresh_token'],
-        public: false,
-        idTokenSignedResponseAlg: 'HS256',
-        tokenEndpointAuthMethod: 'client_secret_basic',
-        botUserId: null,
-        createdAt: '2025-01-20T13:45:00.000Z',
-        updatedAt: '2025-01-20T13:45:00.000Z',
-      },
-    ],
+    examples: [CLIENT_EXAMPLE],
   },
 );
 export type OAuthClientRecord = Static<typeof OAuthClientRecord>;
@@ -49,22 +50,7 @@ export const OAuthClientWithSecretRecord = Type.Composite(
   [OAuthClientRecord, Type.Object({ clientSecret: Nullable(Type.String(), 'The client secret, shown only here; null for a public client') })],
   {
     description: 'A newly registered OAuth / OpenID Connect client, with its secret',
-    examples: [
-      {
-        clientId: '67d3f5a5e4b0a1c2d3e4f530',
-        name: 'Support desk',
-        redirectUris: ['https://desk.example.com/auth/callback'],
-        postLogoutRedirectUris: ['https://desk.example.com/signed-out'],
-        grantTypes: ['authorization_code', 'refresh_token'],
-        public: false,
-        idTokenSignedResponseAlg: 'HS256',
-        tokenEndpointAuthMethod: 'client_secret_basic',
-        botUserId: null,
-        createdAt: '2025-01-20T13:45:00.000Z',
-        updatedAt: '2025-01-20T13:45:00.000Z',
-        clientSecret: 'q7Hc2VnX0bLr9uYk3TzWm5Pa8Ds1Ef4Gh6Jk0Lm2No4',
-      },
-    ],
+    examples: [{ ...CLIENT_EXAMPLE, clientSecret: 'q7Hc2VnX0bLr9uYk3TzWm5Pa8Ds1Ef4Gh6Jk0Lm2No4' }],
   },
 );
 export type OAuthClientWithSecretRecord = Static<typeof OAuthClientWithSecretRecord>;
