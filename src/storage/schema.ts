@@ -1,118 +1,61 @@
-import type { UsersTable, UserFlagsTable, TokensTable, RolesTable } from './schema/people.js';
-import type { ChannelsTable, ChannelTagsTable, ChannelMembersTable } from './schema/channels.js';
-import type {
-  MessagesTable,
-  MessageTagsTable,
-  MessageReactionsTable,
-  MessageReactionCountsTable,
-  MessageFlagsTable,
-  ModerationRulesTable,
-  WebhookDeliveriesTable,
-  ChannelRetentionTable,
-} from './schema/messages.js';
-import type {
-  OAuthClientsTable,
-  BotsTable,
-  AuthorizationCodesTable,
-  RefreshTokensTable,
-  LoginSessionsTable,
-  LoginFailuresTable,
-  AvatarsTable,
-} from './schema/identity.js';
-import type {
-  CommunitiesTable,
-  CommunityMembersTable,
-  PostsTable,
-  CommentsTable,
-  PostReactionsTable,
-  ActivityClockTable,
-  TrayRecordsTable,
-  TrayActorsTable,
-  TrayContributionsTable,
-  TrayReadsTable,
-  TrayStateTable,
-} from './schema/social.js';
-import type { OutboxTable, OutboxConsumersTable, SettingsTable } from './schema/system.js';
-import type { AuditLogTable, AuditTargetsTable } from './schema/audit.js';
+import type * as people from './schema/people.js';
+import type * as channels from './schema/channels.js';
+import type * as messages from './schema/messages.js';
+import type * as identity from './schema/identity.js';
+import type * as social from './schema/social.js';
+import type * as system from './schema/system.js';
+import type * as audit from './schema/audit.js';
 
-export type { UsersTable, UserFlagsTable, TokensTable, RolesTable } from './schema/people.js';
-export type { ChannelsTable, ChannelTagsTable, ChannelMembersTable } from './schema/channels.js';
-export type {
-  MessagesTable,
-  MessageTagsTable,
-  MessageReactionsTable,
-  MessageReactionCountsTable,
-  MessageFlagsTable,
-  ModerationRulesTable,
-  WebhookDeliveriesTable,
-  ChannelRetentionTable,
-} from './schema/messages.js';
-export type {
-  OAuthClientsTable,
-  BotsTable,
-  AuthorizationCodesTable,
-  RefreshTokensTable,
-  LoginSessionsTable,
-  LoginFailuresTable,
-  AvatarsTable,
-} from './schema/identity.js';
-export type {
-  CommunitiesTable,
-  CommunityMembersTable,
-  PostsTable,
-  CommentsTable,
-  PostReactionsTable,
-  ActivityClockTable,
-  TrayRecordsTable,
-  TrayActorsTable,
-  TrayContributionsTable,
-  TrayReadsTable,
-  TrayStateTable,
-} from './schema/social.js';
-export type { OutboxTable, OutboxConsumersTable, SettingsTable } from './schema/system.js';
-export type { AuditLogTable, AuditTargetsTable } from './schema/audit.js';
+// Every table's row type, for stores and presenters: `import type { MessagesTable } from '../storage/schema.js'`.
+export type * from './schema/people.js';
+export type * from './schema/channels.js';
+export type * from './schema/messages.js';
+export type * from './schema/identity.js';
+export type * from './schema/social.js';
+export type * from './schema/system.js';
+export type * from './schema/audit.js';
 
 /**
  * Table shapes shared by SQLite and PostgreSQL. Dialect-neutral on purpose: times are integer
  * milliseconds, booleans are 0/1 integers, JSON is text. Stores parse JSON; presenters shape output.
  */
 export interface Database {
-  users: UsersTable;
-  user_flags: UserFlagsTable;
-  tokens: TokensTable;
-  roles: RolesTable;
-  channels: ChannelsTable;
-  channel_tags: ChannelTagsTable;
-  channel_members: ChannelMembersTable;
-  messages: MessagesTable;
-  message_tags: MessageTagsTable;
-  message_reactions: MessageReactionsTable;
-  message_reaction_counts: MessageReactionCountsTable;
-  message_flags: MessageFlagsTable;
-  settings: SettingsTable;
-  moderation_rules: ModerationRulesTable;
-  oauth_clients: OAuthClientsTable;
-  bots: BotsTable;
-  authorization_codes: AuthorizationCodesTable;
-  refresh_tokens: RefreshTokensTable;
-  login_sessions: LoginSessionsTable;
-  login_failures: LoginFailuresTable;
-  avatars: AvatarsTable;
-  outbox: OutboxTable;
-  outbox_consumers: OutboxConsumersTable;
-  communities: CommunitiesTable;
-  community_members: CommunityMembersTable;
-  posts: PostsTable;
-  comments: CommentsTable;
-  post_reactions: PostReactionsTable;
-  activity_clock: ActivityClockTable;
-  tray_records: TrayRecordsTable;
-  tray_actors: TrayActorsTable;
-  tray_contributions: TrayContributionsTable;
-  tray_reads: TrayReadsTable;
-  tray_state: TrayStateTable;
-  webhook_deliveries: WebhookDeliveriesTable;
-  audit_log: AuditLogTable;
-  audit_targets: AuditTargetsTable;
-  channel_retention: ChannelRetentionTable;
+  users: people.UsersTable;
+  user_flags: people.UserFlagsTable;
+  tokens: people.TokensTable;
+  roles: people.RolesTable;
+  channels: channels.ChannelsTable;
+  channel_tags: channels.ChannelTagsTable;
+  channel_members: channels.ChannelMembersTable;
+  messages: messages.MessagesTable;
+  message_tags: messages.MessageTagsTable;
+  message_reactions: messages.MessageReactionsTable;
+  message_reaction_counts: messages.MessageReactionCountsTable;
+  message_flags: messages.MessageFlagsTable;
+  settings: system.SettingsTable;
+  moderation_rules: messages.ModerationRulesTable;
+  oauth_clients: identity.OAuthClientsTable;
+  bots: identity.BotsTable;
+  authorization_codes: identity.AuthorizationCodesTable;
+  refresh_tokens: identity.RefreshTokensTable;
+  login_sessions: identity.LoginSessionsTable;
+  login_failures: identity.LoginFailuresTable;
+  avatars: identity.AvatarsTable;
+  outbox: system.OutboxTable;
+  outbox_consumers: system.OutboxConsumersTable;
+  communities: social.CommunitiesTable;
+  community_members: social.CommunityMembersTable;
+  posts: social.PostsTable;
+  comments: social.CommentsTable;
+  post_reactions: social.PostReactionsTable;
+  activity_clock: social.ActivityClockTable;
+  tray_records: social.TrayRecordsTable;
+  tray_actors: social.TrayActorsTable;
+  tray_contributions: social.TrayContributionsTable;
+  tray_reads: social.TrayReadsTable;
+  tray_state: social.TrayStateTable;
+  webhook_deliveries: messages.WebhookDeliveriesTable;
+  audit_log: audit.AuditLogTable;
+  audit_targets: audit.AuditTargetsTable;
+  channel_retention: messages.ChannelRetentionTable;
 }
