@@ -1,3 +1,5 @@
+import { createStatsService } from './modules/stats/stats.service.js';
+import { createTrayInspector } from './modules/tray/tray.inspect.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { AdjustableClock } from './clock.js';
 import type { Config } from './config.js';
@@ -11,6 +13,7 @@ import { createAuditService } from './modules/audit/audit.service.js';
 import { createBotService } from './modules/bot/bot.service.js';
 import { createChannelsService } from './modules/channels/channels.service.js';
 import { createClientService } from './modules/client/client.service.js';
+import { createBanLifts } from './modules/bans/ban-lifts.service.js';
 import { createIdentity } from './modules/identity/identity.js';
 import { createMediaService } from './modules/messages/media.service.js';
 import { createMessagesService } from './modules/messages/messages.service.js';
@@ -18,6 +21,7 @@ import { createMessageRetention, type RetentionOptions } from './modules/message
 import { createSendRules } from './modules/messages/send-rules.js';
 import { createModerationService } from './modules/moderation/moderation.service.js';
 import { createModeratorService } from './modules/moderation/moderator.service.js';
+import { createModerationQueueService } from './modules/moderation-queue/queue.service.js';
 import { createRulesService } from './modules/moderation/rules.service.js';
 import { createMessageFlagsService } from './modules/reactions/message-flags.service.js';
 import { createReactionsService } from './modules/reactions/reactions.service.js';
@@ -52,6 +56,8 @@ export interface ContainerOptions {
   outboxPrune?: Partial<Omit<PruneOptions, 'retentionMs'>>;
   /** Message retention's timing and batches (the period is PARLEY_MESSAGE_RETENTION_DAYS and each channel's own). */
   retention?: Partial<RetentionOptions>;
+  /** How often timed bans are looked at for lifting (default 30 s); tests shorten it. */
+  banLiftIntervalMs?: number;
 }
 
 /**
@@ -98,6 +104,11 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
   // Erasure and export of one user's data, through the services that own each part.
   const privacy = createPrivacy({ db: base.db, dialect: base.dialect, clock: base.clock, blobs: base.blobs, services: content });
 
+  const metricSources = {
+    outboxLag: async () => Math.max(0, (await latestEventId(base.db)) - base.events.relay.position),
+    connectedSockets: () => delivery.gateway.connectionCount,
+    databasePool: () => base.storage.poolStats(),
+  };
   return {
     ...base,
     ...content,
@@ -106,16 +117,17 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
     audit,
     retention,
     privacy,
-    metricSources: {
-      outboxLag: async () => Math.max(0, (await latestEventId(base.db)) - base.events.relay.position),
-      connectedSockets: () => delivery.gateway.connectionCount,
-      databasePool: () => base.storage.poolStats(),
-    },
+    metricSources,
+    // Totals and this instance's figures for operators (GET /api/v2/stats, /status).
+    stats: createStatsService({ db: base.db, sources: metricSources }),
+    // A user's tray as they see it, read-only, for the console's inspector.
+    trayInspector: createTrayInspector({ tray: delivery.tray.service, pageTokens: base.pageTokens, requireUser: content.users.requireUser }),
     /** Stops background work and closes the database, in the reverse order of building. */
     async close(): Promise<void> {
       await retention.stop();
       await audit.close();
       await delivery.tray.stop();
+      await people.banLifts.stop();
       await delivery.botRateLimiter.close();
       await delivery.outboxPruner.stop();
       await delivery.webhooks.stop();
@@ -208,7 +220,7 @@ async function buildContent(base: Foundation) {
 
 type Content = Awaited<ReturnType<typeof buildContent>>;
 
-/** Users, roles, permissions, sign-in (OpenID Connect, OAuth clients, bots, avatars) and authenticators. */
+/** Users, roles, permissions, sign-in (OpenID Connect, OAuth clients, bots, avatars), authenticators, moderation and timed bans. */
 async function buildPeople(base: Foundation, content: Content) {
   const { db, clock, config, log, tokens, notices } = base;
   const { users, permissions, roles } = content;
@@ -240,9 +252,29 @@ async function buildPeople(base: Foundation, content: Content) {
     media: content.media,
     sendRules: content.sendRules,
   });
+  // Timed bans, global or from a channel, whoever set them: a periodic look lifts those due.
+  const banLifts = createBanLifts({
+    db,
+    clock,
+    channels: content.channels,
+    users,
+    ...(base.options.banLiftIntervalMs ? { intervalMs: base.options.banLiftIntervalMs } : {}),
+    onBackgroundError: (error) => log.error({ err: error }, 'timed ban lift failed'),
+  });
+  banLifts.start();
   // What a user whose roles grant a permission may do as a moderator from the client API.
-  const moderator = createModeratorService({ channels: content.channels, users, permissions, messages: content.messages });
-  return { roles, webhookTargets, identity, authenticateUser, authenticateBot, client, bots, moderator };
+  const moderator = createModeratorService({ channels: content.channels, users, permissions, messages: content.messages, banLifts });
+  // The admin API's moderation queue: reviews act through the same services as the admin routes.
+  const moderationQueue = createModerationQueueService({
+    db,
+    clock,
+    pageTokens: base.pageTokens,
+    messages: content.messages,
+    channels: content.channels,
+    users,
+    banLifts,
+  });
+  return { roles, webhookTargets, identity, authenticateUser, authenticateBot, client, bots, moderator, banLifts, moderationQueue };
 }
 
 type People = Awaited<ReturnType<typeof buildPeople>>;

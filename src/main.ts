@@ -3,6 +3,8 @@ import { OperatorError } from './cli/errors.js';
 import { formatFailure } from './cli/failure.js';
 import { type Config, loadConfig } from './config.js';
 import type { TypedApp } from './http/typed-app.js';
+import { CONSOLE_PATH } from './modules/identity/console-client.js';
+import { createNetworkAdmins } from './modules/identity/network-admins.js';
 
 /** The listen error of a taken, forbidden or foreign address, said with what to change. */
 function describeListenFailure(error: unknown, config: Config): unknown {
@@ -25,7 +27,10 @@ async function listen(app: TypedApp, config: Config): Promise<string> {
   }
 }
 
-function banner(config: Config, address: string): string {
+/** The first run's next step, while no one can sign in to the console: how to make a network admin. */
+const NO_NETWORK_ADMIN_HINT = 'No network admin yet: run `npm run parley -- users create-admin --username admin`, then sign in to the console';
+
+function banner(config: Config, address: string, hasNetworkAdmin: boolean): string {
   const base = config.publicUrl.startsWith(`http://${config.host}:${config.port}`) ? address : config.publicUrl;
   const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
   return [
@@ -35,20 +40,23 @@ function banner(config: Config, address: string): string {
     `  bot API        ${base}/bot/v1`,
     `  sign-in        ${config.oidcIssuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
     `  tray           ${base}/notifications/history${config.trayEnabled ? '' : ' (off: set PARLEY_TRAY_ENABLED=1)'}`,
+    `  console        ${base}${CONSOLE_PATH}`,
     `  API reference  ${base}/docs`,
     `  health         ${base}/healthz, readiness ${base}/readyz, metrics ${base}/metrics`,
     config.adminToken
       ? '  admin token    PARLEY_ADMIN_TOKEN is accepted (only while the variable is set)'
       : '  admin token    PARLEY_ADMIN_TOKEN is not set; named tokens: `npm run parley -- admin-token create --name me`',
+    ...(hasNetworkAdmin ? [] : [`${NO_NETWORK_ADMIN_HINT} at ${base}${CONSOLE_PATH}`]),
     '',
   ].join('\n');
 }
 
 /** Start-up: config -> app -> listen, and a graceful stop on SIGTERM / SIGINT. */
 export async function serve(config: Config): Promise<void> {
-  const { app } = await buildApp(config);
+  const { app, storage, clock } = await buildApp(config);
+  const hasNetworkAdmin = await createNetworkAdmins({ db: storage.db, clock }).exists();
   const address = await listen(app, config);
-  process.stdout.write(banner(config, address));
+  process.stdout.write(banner(config, address, hasNetworkAdmin));
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {

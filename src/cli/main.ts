@@ -7,6 +7,7 @@ import { parseUsersCommand, USERS_COMMANDS } from '../modules/privacy/privacy.cl
 import { createTokensService, ENV_ADMIN_TOKEN_NAME, type TokensService } from '../modules/tokens/tokens.service.js';
 import { openStorage, type Storage } from '../storage/database.js';
 import { migrateToLatest } from '../storage/migrate.js';
+import { CREATE_ADMIN_COMMAND, CREATE_ADMIN_OPTIONS, createAdmin } from './create-admin.js';
 import { OperatorError, UsageError } from './errors.js';
 import { exitCodeOf, formatFailure } from './failure.js';
 import { createProgressBar } from './progress.js';
@@ -27,6 +28,7 @@ const COMMANDS: readonly { usage: string; summary: string }[] = [
   { usage: 'admin-token list', summary: 'list admin tokens (never the tokens themselves)' },
   { usage: 'admin-token revoke ID_OR_NAME', summary: `revoke an admin token (not ${ENV_ADMIN_TOKEN_NAME}: unset the variable instead)` },
   ...CLIENTS_COMMANDS,
+  CREATE_ADMIN_COMMAND,
   ...USERS_COMMANDS,
   { usage: 'seed --demo', summary: 'add demo users, channels and messages to the database, and say how to look at them' },
   { usage: 'help', summary: 'show this list' },
@@ -47,8 +49,9 @@ export function usage(): string {
     ...COMMANDS.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`),
     '',
     'Options:',
-    `  clients create: ${CLIENTS_CREATE_OPTIONS}`,
-    `  seed --demo:    ${seedOptions.join(' ')} --password PW (default: a new one, printed once)`,
+    `  clients create:      ${CLIENTS_CREATE_OPTIONS}`,
+    `  seed --demo:         ${seedOptions.join(' ')} --password PW (default: a new one, printed once)`,
+    `  users create-admin:  ${CREATE_ADMIN_OPTIONS}`,
     '',
     "The environment is the server's (DATA_DIR, DATABASE_URL, ...); PARLEY_DEBUG=1 adds stack traces to failures.",
     'Exit codes: 0 done, 1 failed, 2 wrong command line.',
@@ -203,6 +206,7 @@ async function check(print: Print): Promise<void> {
  * erasure goes through the same services, then closed. The export is written chunk by chunk.
  */
 async function users(args: string[], print: Print, write: (text: string) => void): Promise<void> {
+  if (args[0] === 'create-admin') return createAdmin(args.slice(1), print, withStorage);
   const command = parseUsersCommand(args, optionOf);
   if (typeof command === 'string') throw new UsageError(command);
   const { buildContainer } = await import('../container.js');

@@ -18,7 +18,11 @@ export function bearerTokenOf(request: FastifyRequest): string | null {
 
 /** What each kind of token is called, and the surface that takes it. */
 const TOKEN_KINDS: Record<TokenKind, { name: string; surface: string; how: string }> = {
-  admin: { name: 'an admin token', surface: 'the admin API', how: 'an admin token (PARLEY_ADMIN_TOKEN or `parley admin-token create`)' },
+  admin: {
+    name: 'an admin token',
+    surface: 'the admin API',
+    how: 'an admin token (PARLEY_ADMIN_TOKEN or `parley admin-token create`) or the token of a sign-in to the console at /console',
+  },
   user: { name: 'a user access token', surface: 'the client API, the stream and the notification tray', how: 'a user access token' },
   bot: { name: 'a bot token', surface: 'the bot API', how: 'a bot token (the client_credentials grant at /oauth/token)' },
 };
@@ -36,40 +40,50 @@ export function wrongTokenKind(kind: TokenKind, accepted: readonly TokenKind[], 
   return new AppError('forbidden', sentence);
 }
 
+/** Admits a token of another kind after all (the admin API's console sign-ins), or throws its refusal. */
+export type AdmitOther = (request: FastifyRequest, principal: Principal) => Promise<void>;
+
 /**
  * An onRequest hook that admits only tokens of the given kinds: none or unknown is 401 / 400100, a live
- * token of another kind is 403 / 400300. Callback-style: an admin token seen in the last seconds is
- * answered from the cache without a promise, so the admin API's requests run on without the promise
- * and microtask hop an async hook costs on every request.
+ * token of another kind is 403 / 400300 unless `admitOther` admits it. Callback-style: an admin token
+ * seen in the last seconds is answered from the cache without a promise, so the admin API's requests
+ * run on without the promise and microtask hop an async hook costs on every request.
  */
-export function requireToken(tokens: TokensService, kinds: readonly TokenKind[]) {
-  const admit = (request: FastifyRequest, principal: Principal | null): void => {
+export function requireToken(tokens: TokensService, kinds: readonly TokenKind[], admitOther?: AdmitOther) {
+  /** Undefined when admitted at once; a promise when `admitOther` decides. */
+  const admit = (request: FastifyRequest, principal: Principal | null): Promise<void> | undefined => {
     if (principal === null) throw new AppError('unauthorized', 'Token is invalid or expired.');
-    if (!kinds.includes(principal.kind)) throw wrongTokenKind(principal.kind, kinds);
-    request.principal = principal;
+    if (kinds.includes(principal.kind)) {
+      request.principal = principal;
+      return undefined;
+    }
+    if (admitOther) return admitOther(request, principal);
+    throw wrongTokenKind(principal.kind, kinds);
   };
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
     const token = bearerTokenOf(request);
     if (token === null) return done(new AppError('unauthorized', 'Missing bearer token.'));
+    const finish = (principal: Principal | null): void => {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = admit(request, principal);
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (pending === undefined) return done();
+      pending.then(
+        () => done(),
+        (error: unknown) => done(error as Error),
+      );
+    };
     let cached: Principal | undefined;
     try {
       cached = tokens.resolveCached(token);
-      if (cached !== undefined) admit(request, cached);
     } catch (error) {
       return done(error as Error);
     }
-    if (cached !== undefined) return done();
-    tokens.resolve(token).then(
-      (principal) => {
-        try {
-          admit(request, principal);
-        } catch (error) {
-          return done(error as Error);
-        }
-        done();
-      },
-      (error: unknown) => done(error as Error),
-    );
+    if (cached !== undefined) return finish(cached);
+    tokens.resolve(token).then(finish, (error: unknown) => done(error as Error));
   };
 }
 

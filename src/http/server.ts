@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import type { Config } from '../config.js';
+import { PARLEY_VERSION } from '../shared/build-info.js';
 import { AppError } from '../shared/errors.js';
 import { installCors } from './cors.js';
 import { installErrorHandling, sendError } from './error-handler.js';
@@ -117,7 +118,7 @@ const API_DESCRIPTION = `Parley is a self-hosted chat, sign-in, moderation and a
 
 | surface | prefix | credential |
 |---|---|---|
-| Administration API | \`/api/v2\` | admin token, or a network admin's user token |
+| Administration API | \`/api/v2\` | admin token, or the user token of a console sign-in (network admins; moderators for what their roles permit) |
 | Bot API | \`/bot/v1\` | bot token (\`client_credentials\` grant at \`/oauth/token\`) |
 | Sign-in (OpenID Connect) | \`/oauth/*\`, \`/userinfo\`, \`/.well-known/*\`, \`/login\`, \`/logout\`, \`/file/view/{avatarId}\` | client credentials, the browser's session, or an access token |
 | Client API and real-time stream | \`/client/v1\` | user access token |
@@ -143,6 +144,11 @@ const API_TAGS = [
   { name: 'bots', description: 'Administration API: bots, their credentials and webhooks' },
   { name: 'admin tokens', description: 'Administration API: the admin tokens, listed, created and revoked' },
   { name: 'audit', description: 'Administration API: the audit trail of administrative and moderation actions' },
+  {
+    name: 'admin moderation queue',
+    description: 'Administration API: flagged messages and people with the reasons given, decisions on them, and their record',
+  },
+  { name: 'console', description: 'Administration API: who is calling, for the admin console' },
   { name: 'retention', description: 'Administration API: how long messages are kept, globally and per channel' },
   { name: 'bot', description: 'Bot API: a bot sends text, pictures and files to a person or a group' },
   { name: 'sign-in', description: 'OpenID Connect 1.0: discovery, keys, the authorization-code flow, tokens, userinfo, the sign-in pages and avatars' },
@@ -167,7 +173,7 @@ async function installApiReference(app: TypedApp): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Parley', version: '0.1.0', description: API_DESCRIPTION },
+      info: { title: 'Parley', version: PARLEY_VERSION, description: API_DESCRIPTION },
       tags: API_TAGS,
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An access token: admin, bot or user, as each surface says' } } },
       security: [{ bearer: [] }],

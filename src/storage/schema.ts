@@ -22,6 +22,7 @@ export type * from './schema/audit.js';
 export interface Database {
   users: people.UsersTable;
   user_flags: people.UserFlagsTable;
+  ban_lifts: people.BanLiftsTable;
   tokens: people.TokensTable;
   roles: people.RolesTable;
   channels: channels.ChannelsTable;
@@ -34,6 +35,7 @@ export interface Database {
   message_flags: messages.MessageFlagsTable;
   settings: system.SettingsTable;
   moderation_rules: messages.ModerationRulesTable;
+  moderation_reviews: messages.ModerationReviewsTable;
   oauth_clients: identity.OAuthClientsTable;
   bots: identity.BotsTable;
   authorization_codes: identity.AuthorizationCodesTable;

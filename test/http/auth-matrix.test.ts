@@ -93,6 +93,8 @@ describe('authorization matrix over every route', () => {
 
   it('has no route outside the known surfaces that is not deliberately public', () => {
     const publicRoutes = [
+      /^\/$/,
+      /^\/console(\/|$)/,
       /^\/healthz$/,
       /^\/readyz$/,
       /^\/metrics$/,

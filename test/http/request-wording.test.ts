@@ -65,7 +65,7 @@ describe.each(testDatabases)('the wording of refusals, on %s', (database) => {
     });
     const userOnAdmin = await t.app.inject({ method: 'GET', url: '/api/v2/roles', headers: { authorization: `Bearer ${await tokenOf('user')}` } });
     expect(userOnAdmin.json().message).toBe(
-      'A user access token cannot be used on the admin API: use an admin token (PARLEY_ADMIN_TOKEN or `parley admin-token create`), sent as Authorization: Bearer <token>.',
+      'A user access token cannot be used on the admin API: use an admin token (PARLEY_ADMIN_TOKEN or `parley admin-token create`) or the token of a sign-in to the console at /console, sent as Authorization: Bearer <token>.',
     );
     const userOnBot = await t.app.inject({
       method: 'POST',

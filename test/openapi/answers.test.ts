@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerCheck } from '../helpers/response-validation.js';
 import { startTestApp, type TestApp, testDatabases } from '../helpers/test-app.js';
 import { documentedRoutes, NON_JSON_SUCCESS, NOT_CALLED, operationKey } from './route-kinds.js';
-import { adminMessages, adminReactions, channels, operatorTools, peopleAndRoles, rules } from './scenario/admin-steps.js';
+import {
+  adminConsoleRoutes,
+  adminMessages,
+  adminReactions,
+  adminReads,
+  channels,
+  moderationQueue,
+  operatorTools,
+  peopleAndRoles,
+  rules,
+} from './scenario/admin-steps.js';
 import { clientMessages, clientModeration, clientReactionsAndFlags, communities } from './scenario/client-steps.js';
 import { bot, operations, signIn, tray } from './scenario/other-steps.js';
 import { createWorld, type World } from './scenario/world.js';
@@ -25,12 +35,15 @@ const STEPS: Array<[string, (world: World) => Promise<void>]> = [
   ['client messages', clientMessages],
   ['client reactions and flags', clientReactionsAndFlags],
   ['client moderation', clientModeration],
+  ['moderation queue', moderationQueue],
   ['communities', communities],
   ['tray', tray],
   ['bot', bot],
   ['rules', rules],
   ['operator tools', operatorTools],
   ['sign-in', signIn],
+  ['admin reads', adminReads],
+  ['admin console routes', adminConsoleRoutes],
 ];
 
 /** A success: the route's documented non-JSON success status (a redirect), or any 2xx. */

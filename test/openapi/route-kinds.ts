@@ -13,6 +13,7 @@ export const operationKey = (method: string, url: string): string => `${method.t
 export const HIDDEN_ROUTES: Array<{ pattern: RegExp; reason: string }> = [
   { pattern: /^\/docs(\/|$)/, reason: 'the reader of the API reference (@fastify/swagger-ui) and its static files' },
   { pattern: /^\/openapi\.json$/, reason: 'the document itself' },
+  { pattern: /^\/$|^\/console(\/|$)/, reason: 'the admin console (packages/console) and the redirects to it: a web app, not the API' },
 ];
 
 export const isHidden = (route: RegisteredRoute): boolean => HIDDEN_ROUTES.some(({ pattern }) => pattern.test(route.url));

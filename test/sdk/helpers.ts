@@ -1,4 +1,4 @@
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 import type { TokenProvider } from '../../packages/client/src/index.js';
 import { adminClient } from '../helpers/admin.js';
 import { startTestApp, type TestAppOptions, type TestDatabase } from '../helpers/test-app.js';
@@ -79,4 +79,91 @@ export async function waitUntil(test: () => boolean, what: string, ms = 5000): P
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * A TCP proxy in front of a server, for cutting a client's connections at the TCP level while the server
+ * keeps running: `blackhole()` keeps reading what the server writes but drops it (the server counts it
+ * as sent, the client never gets it), `cut()` resets both sides of every connection, and `refuse()`
+ * resets each connection as it arrives, like a network that is down.
+ */
+export async function startTcpProxy(target: string) {
+  const { hostname, port } = new URL(target);
+  const pairs = new Set<{ client: Socket; upstream: Socket }>();
+  let refusing = false;
+  let blackholing = false;
+  let droppedBytes = 0;
+
+  const server = net.createServer((client) => {
+    if (refusing) {
+      client.resetAndDestroy();
+      return;
+    }
+    const upstream = net.connect(Number(port), hostname);
+    const pair = { client, upstream };
+    pairs.add(pair);
+    forward(client, upstream, () => false);
+    forward(upstream, client, (chunk) => {
+      if (!blackholing) return false;
+      droppedBytes += chunk.length;
+      return true;
+    });
+    const drop = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) {
+      socket.on('error', drop);
+      socket.on('close', drop);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as net.AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${address.port}`,
+    get droppedBytes(): number {
+      return droppedBytes;
+    },
+    /** Drops what the server sends from here on, on every connection, without the client noticing. */
+    blackhole(): void {
+      blackholing = true;
+    },
+    /** Resets both sides of every connection (an RST each way); answers how many there were. */
+    cut(): number {
+      const count = pairs.size;
+      for (const { client, upstream } of [...pairs]) {
+        client.resetAndDestroy();
+        upstream.resetAndDestroy();
+      }
+      blackholing = false;
+      return count;
+    },
+    /** While on, every connection is reset as it arrives. */
+    refuse(on: boolean): void {
+      refusing = on;
+    },
+    close(): Promise<void> {
+      for (const { client, upstream } of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type TcpProxy = Awaited<ReturnType<typeof startTcpProxy>>;
+
+/** Copies `from` to `to` with backpressure, except the chunks `swallow` keeps. */
+function forward(from: Socket, to: Socket, swallow: (chunk: Buffer) => boolean): void {
+  from.on('data', (chunk: Buffer) => {
+    if (swallow(chunk) || to.destroyed) return;
+    if (!to.write(chunk)) {
+      from.pause();
+      to.once('drain', () => from.resume());
+    }
+  });
+  from.on('end', () => to.end());
 }

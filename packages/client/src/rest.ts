@@ -59,8 +59,10 @@ export function createRest(context: ClientContext) {
         }),
       );
     },
-    async flagMessage(messageId: string, options?: CallOptions) {
-      return unwrap(await api.POST('/client/v1/messages/{messageId}/flag', { params: { path: { messageId } }, ...init(context, options) }));
+    /** Flags someone else's message for the moderators, with an optional reason (1-500 characters) they see in the queue. */
+    async flagMessage(messageId: string, reason?: string, options?: CallOptions) {
+      const body = reason === undefined ? {} : { reason };
+      return unwrap(await api.POST('/client/v1/messages/{messageId}/flag', { params: { path: { messageId } }, body, ...init(context, options) }));
     },
     async createCommunity(body: { displayName: string; communityId?: string }, options?: CallOptions): Promise<Community> {
       return unwrap(await api.POST('/client/v1/communities', { body, ...init(context, options) }));

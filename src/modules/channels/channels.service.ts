@@ -1,12 +1,13 @@
 import type { Clock } from '../../clock.js';
 import { appendEvents } from '../../events/outbox.js';
-import { AppError } from '../../shared/errors.js';
+import { AppError, notFound } from '../../shared/errors.js';
 import type { PageTokens } from '../../shared/paging.js';
 import { MAX_JSON_BYTES } from '../../shared/schemas.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { emitChannelUpdated, lockOpenChannel, memberEvent, requireUsers } from './channel-changes.js';
 import { type ChannelPage, type ChannelQueryInput, listChannels } from './channel-list.js';
+import { listChannelMembers, type MemberListInput, type MemberPage } from './channel-member-list.js';
 import { type ChannelTransaction, createMembershipActions } from './channel-members.js';
 import { createChannelsStore } from './channels.store.js';
 import { type ChannelRow, CONVERSATION_TYPE, type MemberRow } from './channels.types.js';
@@ -108,6 +109,18 @@ export function createChannelsService(deps: { db: Executor; dialect: Dialect; cl
 
     find(channelId: string): Promise<ChannelRow | undefined> {
       return channels.findById(channelId);
+    },
+
+    /** One channel, open or closed, with the actor's row in it (if any); an unknown channel is a 404. */
+    async get(actor: Actor, channelId: string): Promise<{ channel: ChannelRow; member: MemberRow | undefined }> {
+      const channel = await channels.findById(channelId);
+      if (!channel) throw notFound('Channel');
+      return { channel, member: await channels.findMember(channelId, actor.userId) };
+    },
+
+    /** A page of the channel's members and banned users with their accounts; an unknown channel is a 404. */
+    members(channelId: string, input: MemberListInput): Promise<MemberPage> {
+      return listChannelMembers(channels, pageTokens, channelId, input);
     },
 
     /** The user's row in the channel (member or banned), if any. */

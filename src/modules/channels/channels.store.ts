@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
+import type { UserRow } from '../users/users.types.js';
 import type { ChannelRow, MemberRow } from './channels.types.js';
 
 export { CONVERSATION_TYPE, type ChannelRow, type MemberRow } from './channels.types.js';
@@ -220,6 +221,27 @@ function memberQueries(db: Executor) {
         .values(memberRows(channelId, userIds, 'banned', now))
         .onConflict((oc) => oc.columns(['channel_id', 'user_id']).doNothing())
         .execute();
+    },
+
+    /**
+     * A page of the channel's rows (members and banned), by user id; `after` / `before` a user id.
+     * One row more than `limit`, so the caller knows whether more follow. Going back, read in reverse.
+     */
+    async listMembersPage(channelId: string, page: { after: string | null; before: string | null; limit: number }): Promise<MemberRow[]> {
+      let query = db.selectFrom('channel_members').selectAll().where('channel_id', '=', channelId);
+      if (page.after !== null) query = query.where('user_id', '>', page.after);
+      if (page.before !== null) query = query.where('user_id', '<', page.before);
+      const rows = await query
+        .orderBy('user_id', page.before !== null ? 'desc' : 'asc')
+        .limit(page.limit + 1)
+        .execute();
+      return page.before !== null ? rows.reverse() : rows;
+    },
+
+    /** The users' rows, for the people beside a member list. */
+    async findUsers(userIds: readonly string[]): Promise<UserRow[]> {
+      if (userIds.length === 0) return [];
+      return db.selectFrom('users').selectAll().where('id', 'in', userIds).execute();
     },
 
     async setMembersMute(channelId: string, userIds: readonly string[], muteUntil: number | null, now: number): Promise<void> {

@@ -7,7 +7,8 @@ import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { parseJson } from '../channels/channels.present.js';
 import type { WebhookTargets } from '../webhooks/webhook-targets.js';
-import { type ClientRow, type ClientsStore, createClientsStore } from './clients.store.js';
+import { type BotRow, type ClientRow, type ClientsStore, createClientsStore } from './clients.store.js';
+import { CONSOLE_CLIENT_ID } from './console-client.js';
 import type { Sealer } from './server-key.js';
 
 export type IdTokenAlg = 'HS256' | 'RS256';
@@ -21,6 +22,12 @@ export interface CreateClientInput {
   grantTypes?: Array<'authorization_code' | 'refresh_token'>;
   public?: boolean;
   idTokenSignedResponseAlg?: IdTokenAlg;
+}
+
+export interface UpdateClientInput {
+  name?: string | undefined;
+  redirectUris?: string[] | undefined;
+  postLogoutRedirectUris?: string[] | undefined;
 }
 
 export interface CreateBotInput {
@@ -176,6 +183,41 @@ function signInClient(input: CreateClientInput, now: number): NewClient {
   return { name: input.name, redirectUris, postLogoutRedirectUris, grantTypes, isPublic, alg, botUserId: null, now };
 }
 
+/** The URI columns a client update writes, checked as a registration's; a bot's client has none to change. */
+function uriChangesOf(existing: ClientRow, changes: UpdateClientInput): { redirect_uris?: string; post_logout_redirect_uris?: string } {
+  const { redirectUris, postLogoutRedirectUris } = changes;
+  if (redirectUris === undefined && postLogoutRedirectUris === undefined) return {};
+  if (existing.bot_user_id !== null) {
+    const field = redirectUris !== undefined ? 'body.redirectUris' : 'body.postLogoutRedirectUris';
+    throw new AppError('parameters', "A bot's client signs no one in: it has no redirect URIs.", {
+      detail: [{ field, message: "must be left out for a bot's client" }],
+    });
+  }
+  const set: { redirect_uris?: string; post_logout_redirect_uris?: string } = {};
+  if (redirectUris !== undefined) {
+    const uris = checkRedirectUris(redirectUris);
+    if (uris.length === 0)
+      throw new AppError('parameters', 'redirectUris needs at least one URI.', { detail: [{ field: 'body.redirectUris', message: 'must not be empty' }] });
+    set.redirect_uris = JSON.stringify(uris);
+  }
+  if (postLogoutRedirectUris !== undefined) set.post_logout_redirect_uris = JSON.stringify(checkRedirectUris(postLogoutRedirectUris, 'postLogoutRedirectUris'));
+  return set;
+}
+
+/** The fields a registration sets: equal ones need no write. */
+const REGISTRATION_FIELDS = [
+  'name',
+  'secret_sealed',
+  'redirect_uris',
+  'post_logout_redirect_uris',
+  'grant_types',
+  'is_public',
+  'id_token_alg',
+  'bot_user_id',
+] as const;
+
+const sameRegistration = (stored: ClientRow, wanted: ClientRow): boolean => REGISTRATION_FIELDS.every((field) => stored[field] === wanted[field]);
+
 /** Clients the token endpoint read lately, until when each may be answered from here. */
 type ClientCache = Map<string, { client: OAuthClient; until: number }>;
 
@@ -249,6 +291,21 @@ export function createClientsService(deps: {
       return { row, secret };
     },
 
+    /**
+     * A public client the server registers itself under a fixed id (the console's): written when
+     * missing or when the stored one differs from `input` (PUBLIC_URL changed), else left alone.
+     * One statement, so instances starting together on one database agree.
+     */
+    async ensureFixedClient(clientId: string, input: CreateClientInput & { public: true }): Promise<'created' | 'updated' | 'unchanged'> {
+      const existing = await store.findClient(clientId);
+      const { row } = clientRow(sealer, signInClient(input, clock.now()));
+      const wanted: ClientRow = { ...row, client_id: clientId, created_at: existing?.created_at ?? row.created_at };
+      if (existing && sameRegistration(existing, wanted)) return 'unchanged';
+      await store.upsertClient(wanted);
+      cache.delete(clientId);
+      return existing ? 'updated' : 'created';
+    },
+
     /** A bot user and its client_credentials client, in one transaction. */
     async createBot(input: CreateBotInput): Promise<{ userId: string; row: ClientRow; secret: string }> {
       if (input.webhookUrl !== undefined) requireWebhookUrl(deps.webhookTargets, input.webhookUrl);
@@ -283,8 +340,40 @@ export function createClientsService(deps: {
       return row;
     },
 
+    /**
+     * Changes a client's name and URIs; the fields left out stay. The console's own client is the
+     * server's to write (it rewrites it at every start), so it is refused; a bot's client signs no one
+     * in, so it takes a name only. Answers the client as it is after the change.
+     */
+    async update(clientId: string, changes: UpdateClientInput): Promise<ClientRow> {
+      if (clientId === CONSOLE_CLIENT_ID) {
+        throw new AppError(
+          'conflict',
+          `${CONSOLE_CLIENT_ID} is the admin console's sign-in client, which the server registers at every start from PUBLIC_URL: it cannot be changed here (change PUBLIC_URL instead).`,
+        );
+      }
+      const existing = await store.findClient(clientId);
+      if (!existing) throw notFound('Client');
+      const set = { ...uriChangesOf(existing, changes), ...(changes.name === undefined ? {} : { name: changes.name }), updated_at: clock.now() };
+      const row = await store.updateClient(clientId, set);
+      cache.delete(clientId);
+      if (!row) throw notFound('Client');
+      return row;
+    },
+
+    /** Every bot: its user, client, display name and webhook URL, oldest first. */
+    async listBots(): Promise<Array<BotRow & { display_name: string | null }>> {
+      return store.listBots();
+    },
+
     /** Deletes a client and revokes every token issued to it. */
     async remove(clientId: string): Promise<void> {
+      if (clientId === CONSOLE_CLIENT_ID) {
+        throw new AppError(
+          'conflict',
+          `${CONSOLE_CLIENT_ID} is the admin console's sign-in client, which the server registers at every start: it cannot be deleted (the console at /console signs people in with it).`,
+        );
+      }
       const now = clock.now();
       const deleted = await runTransaction(db, async (trx) => {
         const scoped = createClientsStore(trx);

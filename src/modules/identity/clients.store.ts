@@ -13,6 +13,36 @@ export function createClientsStore(db: Executor) {
       await db.insertInto('oauth_clients').values(row).execute();
     },
 
+    /** Writes the client, or replaces every field of the one with its id but its creation time. */
+    async upsertClient(row: ClientRow): Promise<void> {
+      const { client_id: _id, created_at: _created, ...changes } = row;
+      await db
+        .insertInto('oauth_clients')
+        .values(row)
+        .onConflict((oc) => oc.column('client_id').doUpdateSet(changes))
+        .execute();
+    },
+
+    /** The client after the change, or undefined when there is no such client. */
+    async updateClient(
+      clientId: string,
+      changes: Partial<Pick<ClientRow, 'name' | 'redirect_uris' | 'post_logout_redirect_uris' | 'updated_at'>>,
+    ): Promise<ClientRow | undefined> {
+      return db.updateTable('oauth_clients').set(changes).where('client_id', '=', clientId).returningAll().executeTakeFirst();
+    },
+
+    /** Every bot with its display name, oldest first. */
+    async listBots(): Promise<Array<BotRow & { display_name: string | null }>> {
+      return db
+        .selectFrom('bots')
+        .innerJoin('users', 'users.id', 'bots.user_id')
+        .selectAll('bots')
+        .select('users.display_name')
+        .orderBy('bots.created_at')
+        .orderBy('bots.user_id')
+        .execute();
+    },
+
     async findClient(clientId: string): Promise<ClientRow | undefined> {
       return db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
     },

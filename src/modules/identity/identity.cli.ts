@@ -109,7 +109,10 @@ async function listClients(print: Print, env: Env | undefined): Promise<void> {
 
 async function deleteClient(clientId: string, print: Print, env: Env | undefined): Promise<void> {
   await withClients(env, (clients) => clients.remove(clientId)).catch((error: unknown) => {
-    throw error instanceof AppError ? new OperatorError(`no client has id ${clientId}: \`parley clients list\` shows the ids`) : error;
+    if (!(error instanceof AppError)) throw error;
+    if (error.kind === 'notFound') throw new OperatorError(`no client has id ${clientId}: \`parley clients list\` shows the ids`);
+    // A client the command refuses to delete (the console's): exit 2, with the service's reason.
+    throw new OperatorError(error.message.replace(/\.$/, ''), 2);
   });
   print(`deleted ${clientId}`);
 }

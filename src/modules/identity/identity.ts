@@ -9,6 +9,7 @@ import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import { createAuthorizeService } from './authorize/authorize.service.js';
 import { createAvatarsService } from './avatars.service.js';
 import { createClientsService } from './clients.service.js';
+import { CONSOLE_CLIENT_ID, consoleClientOf } from './console-client.js';
 import { createCredentialsService } from './credentials.service.js';
 import { createCsrf } from './csrf.js';
 import { createGrantsStore } from './grants.store.js';
@@ -55,6 +56,8 @@ export async function createIdentity(deps: {
   const findUser = (userId: string) => deps.users.findById(userId);
   const grants = createGrantsStore(db);
   const clients = createClientsService({ db, clock, sealer, webhookTargets: deps.webhookTargets, notices: deps.notices });
+  // The admin console signs people in through its own client, registered (or moved to PUBLIC_URL) here.
+  await clients.ensureFixedClient(CONSOLE_CLIENT_ID, consoleClientOf(config.publicUrl));
   const sessions = createLoginSessions({ db, clock });
   const throttle = createLoginThrottle({ db, clock });
   const login = createLoginService({ findUserByUsername: (username) => deps.users.findByUsername(username), throttle });

@@ -2,6 +2,12 @@ import type { UserRow } from '../users/users.types.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import type { LoginThrottle } from './throttle.js';
 
+/**
+ * Who signs in with a password: people, that is users and network admins (kind 'admin', made with
+ * `parley users create-admin`). Bots never do; the accounts admin tokens act as have no password.
+ */
+export const signsIn = (user: Pick<UserRow, 'kind'>): boolean => user.kind === 'user' || user.kind === 'admin';
+
 export type LoginResult =
   | { ok: true; user: UserRow }
   | { ok: false; reason: 'throttled'; retryAfterSeconds: number }
@@ -27,7 +33,7 @@ export function createLoginService(deps: { findUserByUsername: (username: string
       let outcome: 'passed' | 'failed' | null = null;
       try {
         const user = username === '' ? undefined : await deps.findUserByUsername(username);
-        candidate = user && user.kind === 'user' && user.password_hash ? user : null;
+        candidate = user && signsIn(user) && user.password_hash ? user : null;
         const matches = await verifyPassword(password, candidate?.password_hash ?? (await decoyHash()));
         outcome = candidate !== null && matches ? 'passed' : 'failed';
       } finally {

@@ -16,6 +16,13 @@ export function createMessageLookups(db: Executor) {
       return db.selectFrom('channel_members').selectAll().where('channel_id', '=', channelId).where('user_id', '=', userId).executeTakeFirst();
     },
 
+    /** The display names of these channels that exist, by id ('' for a channel without one). */
+    async channelNames(ids: readonly string[]): Promise<Map<string, string>> {
+      if (ids.length === 0) return new Map();
+      const rows = await db.selectFrom('channels').select(['id', 'display_name']).where('id', 'in', ids).execute();
+      return new Map(rows.map((row) => [row.id, row.display_name ?? '']));
+    },
+
     user(id: string): Promise<UserRow | undefined> {
       return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     },

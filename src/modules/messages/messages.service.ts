@@ -20,6 +20,7 @@ import { type CreatedMessage, createMessageCreates, LazyCreatedMessage, type Mes
 import { createMediaSweep } from './media-sweep.js';
 import { type MessageRow, presentMessage } from './messages.present.js';
 import { createPostgresMessageWriter } from './messages.postgres.js';
+import { createAuthoredMessages } from './messages.by-author.js';
 import { createMessageQuery } from './messages.query.js';
 import { createSqliteMessageWriter } from './messages.sqlite.js';
 import { createMessagesStore, mediaAfterDelete } from './messages.store.js';
@@ -143,6 +144,8 @@ export function createMessagesService(deps: {
     },
 
     query: createMessageQuery({ db, dialect, pageTokens }),
+
+    byAuthor: createAuthoredMessages({ db, dialect, pageTokens }),
 
     /** Soft delete: the record stays (isDeleted, data emptied), counters drop, blobs go after commit. */
     async deleteMessage(actor: MessageActor, messageId: string): Promise<CreatedMessage> {

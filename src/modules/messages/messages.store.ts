@@ -210,6 +210,37 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
       return select.orderBy('segment', query.order).limit(query.limit).execute();
     },
 
+    /**
+     * The id of the `budget`-th message below `beforeId` (from the newest when null), walking the
+     * primary key downwards: where a bounded walk of that many rows ends. Undefined when no older
+     * message is left below it (the walk reaches the oldest one). Reads the key alone (an index-only
+     * scan on PostgreSQL).
+     */
+    async walkEnd(beforeId: string | null, budget: number): Promise<string | undefined> {
+      let select = db.selectFrom('messages').select('id');
+      if (beforeId !== null) select = select.where('id', '<', beforeId);
+      const rows = await select
+        .orderBy('id', 'desc')
+        .limit(2)
+        .offset(budget - 1)
+        .execute();
+      return rows.length === 2 ? rows[0]?.id : undefined;
+    },
+
+    /**
+     * The messages of one user among those with ids in [fromId, beforeId), newest id first, up to
+     * `limit`, deleted ones included; the row of `fromId` itself comes too whoever wrote it (its time
+     * is where the walk reached). A range of the primary key, the author filtered in the database.
+     */
+    async authoredInRange(userId: string, range: { beforeId: string | null; fromId: string | null }, limit: number): Promise<MessageRow[]> {
+      let select = db.selectFrom('messages').selectAll();
+      if (range.beforeId !== null) select = select.where('id', '<', range.beforeId);
+      const { fromId } = range;
+      if (fromId !== null) select = select.where('id', '>=', fromId).where((eb) => eb.or([eb('user_id', '=', userId), eb('id', '=', fromId)]));
+      else select = select.where('user_id', '=', userId);
+      return select.orderBy('id', 'desc').limit(limit).execute();
+    },
+
     ...lockingQueries(db, dialect),
     ...deletionQueries(db),
     ...mediaQueries(db),

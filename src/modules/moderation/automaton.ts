@@ -12,6 +12,8 @@
 export interface Automaton {
   /** Index of the first pattern found in codes[0..length), or -1. */
   firstMatch(codes: Int32Array, length: number): number;
+  /** Indexes of every pattern found in codes[0..length), ascending (for reports, not the send path). */
+  allMatches(codes: Int32Array, length: number): number[];
   readonly size: number;
 }
 
@@ -222,31 +224,45 @@ export function buildAutomaton(patterns: readonly Int32Array[]): Automaton {
   const links = failureLinks(edges, trie.terminal, step);
   const { fail, found } = links;
   const { symbols, symbolFor, denseRow, table } = denseRows(edges, links, step);
+  /** The node after reading `cp` at `node`, following failure links as needed. */
+  const advance = (from: number, cp: number): number => {
+    let node = from;
+    for (;;) {
+      const row = denseRow[node] as number;
+      if (row !== -1) {
+        const symbol = symbolFor(cp);
+        return symbol === -1 ? 0 : (table[row * symbols + symbol] as number);
+      }
+      const next = step(node, cp);
+      if (next !== -1) return next;
+      node = fail[node] as number;
+    }
+  };
   return {
     size: patterns.length,
     firstMatch(codes, length) {
       if (edges.edges === 0) return -1;
       let node = 0;
       for (let i = 0; i < length; i++) {
-        const cp = codes[i] as number;
-        for (;;) {
-          const row = denseRow[node] as number;
-          if (row !== -1) {
-            const symbol = symbolFor(cp);
-            node = symbol === -1 ? 0 : (table[row * symbols + symbol] as number);
-            break;
-          }
-          const next = step(node, cp);
-          if (next !== -1) {
-            node = next;
-            break;
-          }
-          node = fail[node] as number;
-        }
+        node = advance(node, codes[i] as number);
         const hit = found[node] as number;
         if (hit !== -1) return hit;
       }
       return -1;
+    },
+    allMatches(codes, length) {
+      const hits = new Set<number>();
+      if (edges.edges === 0) return [];
+      let node = 0;
+      for (let i = 0; i < length; i++) {
+        node = advance(node, codes[i] as number);
+        // Every pattern ending here: the node's own, then those of its suffixes along the failure links.
+        for (let suffix = node; suffix > 0 && (found[suffix] as number) !== -1; suffix = fail[suffix] as number) {
+          const own = trie.terminal[suffix] as number;
+          if (own !== -1) hits.add(own);
+        }
+      }
+      return [...hits].sort((a, b) => a - b);
     },
   };
 }

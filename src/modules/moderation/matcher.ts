@@ -11,13 +11,17 @@ import { extractLinks, type Link } from './links.js';
 export interface BlacklistEntry {
   word: string;
   exactWord: boolean;
+  /** The rule's id, named in reports of what a text breaks. */
+  ruleId?: string;
 }
 
-export type Violation = { kind: 'blacklisted'; word: string } | { kind: 'notWhitelisted'; link: string };
+export type Violation = { kind: 'blacklisted'; word: string; ruleId?: string } | { kind: 'notWhitelisted'; link: string };
 
 export interface Matcher {
   /** The first rule the text breaks, or null. */
   check(text: string): Violation | null;
+  /** Every rule the text breaks (blacklisted words in rule order, then links in text order): check() with the whole list. */
+  violations(text: string): Violation[];
   readonly blacklistSize: number;
   readonly whitelistSize: number;
 }
@@ -31,17 +35,20 @@ interface HostRules {
   deepest: number;
 }
 
-function compileBlacklist(entries: readonly BlacklistEntry[]): { automaton: Automaton; words: string[] } {
+function compileBlacklist(entries: readonly BlacklistEntry[]): { automaton: Automaton; words: BlacklistEntry[] } {
   const patterns: Int32Array[] = [];
-  const words: string[] = [];
+  const words: BlacklistEntry[] = [];
   for (const entry of entries) {
     const pattern = foldRule(entry.word, entry.exactWord);
     if (pattern.length === 0) continue;
     patterns.push(pattern);
-    words.push(entry.word);
+    words.push(entry);
   }
   return { automaton: buildAutomaton(patterns), words };
 }
+
+const blacklisted = (entry: BlacklistEntry): Violation =>
+  entry.ruleId === undefined ? { kind: 'blacklisted', word: entry.word } : { kind: 'blacklisted', word: entry.word, ruleId: entry.ruleId };
 
 function compileWhitelist(urls: readonly string[]): Map<string, HostRules> {
   const hosts = new Map<string, HostRules>();
@@ -110,12 +117,23 @@ export function compileMatcher(rules: { blacklist: readonly BlacklistEntry[]; wh
       if (checkBlacklist) {
         const { codes, length } = foldText(text, true);
         const hit = automaton.firstMatch(codes, length);
-        if (hit !== -1) return { kind: 'blacklisted', word: words[hit] as string };
+        if (hit !== -1) return blacklisted(words[hit] as BlacklistEntry);
       }
       if (checkLinks) {
         for (const link of extractLinks(text)) if (!isAllowed(hosts, link)) return { kind: 'notWhitelisted', link: link.text };
       }
       return null;
+    },
+    violations(text) {
+      const found: Violation[] = [];
+      if (checkBlacklist) {
+        const { codes, length } = foldText(text, true);
+        for (const hit of automaton.allMatches(codes, length)) found.push(blacklisted(words[hit] as BlacklistEntry));
+      }
+      if (checkLinks) {
+        for (const link of extractLinks(text)) if (!isAllowed(hosts, link)) found.push({ kind: 'notWhitelisted', link: link.text });
+      }
+      return found;
     },
   };
 }

@@ -29,9 +29,9 @@ function errorOf(violation: Violation, field: string, isKey: boolean): AppError 
   });
 }
 
-function matcherOf(rows: ReadonlyArray<Pick<RuleRow, 'kind' | 'pattern' | 'is_match_exact_word'>>): Matcher {
+function matcherOf(rows: ReadonlyArray<Pick<RuleRow, 'id' | 'kind' | 'pattern' | 'is_match_exact_word'>>): Matcher {
   return compileMatcher({
-    blacklist: rows.filter((row) => row.kind === 'blacklist').map((row) => ({ word: row.pattern, exactWord: row.is_match_exact_word === 1 })),
+    blacklist: rows.filter((row) => row.kind === 'blacklist').map((row) => ({ word: row.pattern, exactWord: row.is_match_exact_word === 1, ruleId: row.id })),
     whitelist: rows.filter((row) => row.kind === 'whitelist').map((row) => row.pattern),
   });
 }
@@ -113,6 +113,15 @@ export function createModerationService(deps: {
     rebuild,
     refreshIfStale,
     checkText,
+
+    /**
+     * Every enabled rule a message text breaks, by the matcher a send checks with (fresh as a send's
+     * is); an empty list is a text a send takes. Nothing is stored.
+     */
+    async violationsOf(text: string): Promise<Violation[]> {
+      await refreshIfStale();
+      return matcher.violations(text);
+    },
 
     /** Checks every key and string value of custom data. */
     checkValues(value: unknown, field = 'data'): void {

@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import type { BanLifts } from '../bans/ban-lifts.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 import type { ChannelRow } from '../channels/channels.types.js';
 import type { MessageActor } from '../messages/create-messages.js';
@@ -15,12 +16,21 @@ export interface ModeratorActor {
 /** The text guard (ModerationService.guard) for a text a moderator writes; refuses by throwing. */
 export type ModeratorTextGuard = (actor: ModeratorActor, input: { texts: Array<{ field: string; text: string }> }) => void | Promise<void>;
 
+export interface ModeratorDeps {
+  channels: ChannelsService;
+  users: UsersService;
+  permissions: PermissionsService;
+  messages: MessagesService;
+  /** A ban or unban by a moderator replaces a timed ban's pending lift: it lasts until lifted. */
+  banLifts: Pick<BanLifts, 'afterHandBan' | 'afterHandUnban'>;
+}
+
 /**
  * Moderation from the client API: the channel actions of the admin API and the global ban, allowed to a
  * user whose roles grant the matching permission of the catalogue, and to nobody else (403 / 400301).
  */
-export function createModeratorService(deps: { channels: ChannelsService; users: UsersService; permissions: PermissionsService; messages: MessagesService }) {
-  const { channels, permissions } = deps;
+export function createModeratorService(deps: ModeratorDeps) {
+  const { channels, permissions, banLifts } = deps;
 
   /**
    * The permission, and a channel a moderator may act on. A bot's conversation with a user answers as a
@@ -60,11 +70,13 @@ export function createModeratorService(deps: { channels: ChannelsService; users:
     async banFromChannel(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
       await requireChannelPermission(actor, 'BAN_USER_FROM_CHANNEL', channelId);
       await channels.ban(channelId, userIds);
+      await banLifts.afterHandBan(userIds, channelId);
     },
 
     async unbanFromChannel(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
       await requireChannelPermission(actor, 'BAN_USER_FROM_CHANNEL', channelId);
       await channels.unban(channelId, userIds);
+      await banLifts.afterHandUnban(userIds, channelId);
     },
 
     async muteChannel(actor: ModeratorActor, channelId: string, mutePeriod: number): Promise<void> {
@@ -85,6 +97,7 @@ export function createModeratorService(deps: { channels: ChannelsService; users:
     async banUser(actor: ModeratorActor, userId: string): Promise<void> {
       await permissions.require(actor.userId, 'BAN_USER', null);
       await deps.users.setGlobalBan(userId, true);
+      await banLifts.afterHandBan([userId], null);
     },
   };
 }

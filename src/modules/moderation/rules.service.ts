@@ -18,6 +18,19 @@ export interface RuleChanges {
   isEnabled?: boolean | undefined;
 }
 
+/** One rule a tested text breaks. */
+export interface RuleMatch {
+  ruleId: string | null;
+  list: RuleKind;
+  /** The blacklisted word (as its rule has it), or the link that is not whitelisted. */
+  word: string;
+}
+
+export interface RuleTestResult {
+  allowed: boolean;
+  matched: RuleMatch[];
+}
+
 /** Longest word or URL accepted. */
 export const MAX_RULE_LENGTH = { blacklist: 200, whitelist: 500 } as const;
 
@@ -105,6 +118,21 @@ export function createRulesService(deps: { db: Executor; clock: Clock; moderatio
   }
 
   return {
+    /**
+     * What a message send would say of `text`: every enabled rule it breaks, found by the same matcher
+     * (folding, word boundaries, link extraction) a send checks with. A link no whitelist rule allows
+     * has no rule to name: ruleId null, the link as the word. Nothing is stored.
+     */
+    async test(text: string): Promise<RuleTestResult> {
+      const matched = (await moderation.violationsOf(text)).map(
+        (violation): RuleMatch =>
+          violation.kind === 'blacklisted'
+            ? { ruleId: violation.ruleId ?? null, list: 'blacklist', word: violation.word }
+            : { ruleId: null, list: 'whitelist', word: violation.link },
+      );
+      return { allowed: matched.length === 0, matched };
+    },
+
     /** Every rule of the kind, oldest first; `filter` keeps the rules for those words or URLs. */
     async list(kind: RuleKind, filter: readonly string[] | undefined): Promise<RuleRow[]> {
       if (filter === undefined) return rules.list(kind, null);

@@ -43,8 +43,9 @@ export function createRulesStore(db: Executor) {
     },
 
     /** What the matcher is compiled from: the enabled rules of both kinds. */
-    async listEnabled(): Promise<Array<Pick<RuleRow, 'kind' | 'pattern' | 'is_match_exact_word'>>> {
-      return db.selectFrom('moderation_rules').select(['kind', 'pattern', 'is_match_exact_word']).where('is_enabled', '=', 1).execute();
+    /** Oldest first, so reports of a text's violations list rules in a stable order. */
+    async listEnabled(): Promise<Array<Pick<RuleRow, 'id' | 'kind' | 'pattern' | 'is_match_exact_word'>>> {
+      return db.selectFrom('moderation_rules').select(['id', 'kind', 'pattern', 'is_match_exact_word']).where('is_enabled', '=', 1).orderBy('id').execute();
     },
 
     async readVersion(): Promise<string | null> {

@@ -7,7 +7,7 @@ import { AVATAR_SIZES } from '../identity/avatars.service.js';
 import { revokeUserCredentials } from '../identity/credentials.service.js';
 import { deleteMessagesIn } from '../messages/messages.service.js';
 import { rewriteWebhookBodies } from '../webhooks/webhook-redaction.js';
-import { createErasureStore } from './erasure.store.js';
+import { createErasureStore, type ErasureStore } from './erasure.store.js';
 import { ERASED_USER_ID, ERASED_USER_NAME, type ErasureServices, type MessagesMode } from './privacy.types.js';
 
 /** Rows handled per transaction: a user with a long history never holds one giant transaction. */
@@ -130,19 +130,28 @@ export function createErasureService(deps: { db: Executor; dialect: Dialect; clo
   /**
    * Messages, a batch per transaction: the author becomes the placeholder, then (delete mode) they are
    * deleted as an admin deletes them, which rewrites every copy into a tombstone naming the placeholder.
+   * Each batch walks on from the last id of the one before, so the batches together read the table
+   * once; a last walk from the lowest id catches a message written meanwhile below that position (ids
+   * of one second from several instances do not arrive in order).
    */
   async function handleMessages(userId: string, mode: MessagesMode): Promise<number> {
     let count = 0;
-    for (;;) {
-      const handled = await runTransaction(db, async (trx) => {
+    let afterId = '';
+    for (let rescanned = false; ; ) {
+      const from = afterId;
+      const ids = await runTransaction(db, async (trx) => {
         const scoped = createErasureStore(trx);
-        const ids = await scoped.messagesOf(userId, BATCH);
-        await scoped.reassignMessages(ids, ERASED_USER_ID);
-        if (mode === 'delete' && ids.length > 0) await deleteMessagesIn(trx, dialect, ids, clock.now());
-        return ids.length;
+        const batch = await scoped.messagesOf(userId, from, BATCH);
+        await scoped.reassignMessages(batch, ERASED_USER_ID);
+        if (mode === 'delete' && batch.length > 0) await deleteMessagesIn(trx, dialect, batch, clock.now());
+        return batch;
       });
-      count += handled;
-      if (handled < BATCH) break;
+      count += ids.length;
+      afterId = ids[ids.length - 1] ?? afterId;
+      if (ids.length === BATCH) continue;
+      if (rescanned || from === '') break;
+      rescanned = true;
+      afterId = '';
     }
     if (mode === 'delete') await services.messages.sweepDeletedMedia();
     return count;
@@ -175,6 +184,31 @@ export function createErasureService(deps: { db: Executor; dialect: Dialect; clo
     }
   }
 
+  /** Runs one batch step in its own transaction until it changes nothing more. */
+  async function inBatches(step: (scoped: ErasureStore) => Promise<number>): Promise<void> {
+    for (;;) {
+      const changed = await runTransaction(db, (trx) => step(createErasureStore(trx)));
+      if (changed === 0) return;
+    }
+  }
+
+  /**
+   * The moderation queue's reviews keep the decisions and drop the person: their flags leave the
+   * snapshots (as their open flags are deleted), and where they were the reviewed author, the reviewed
+   * user or the reviewer, the placeholder stands. A reviewed message's text goes with delete mode and
+   * stays with anonymise mode, as the message itself does.
+   */
+  async function clearReviews(userId: string, mode: MessagesMode): Promise<void> {
+    await inBatches((scoped) => scoped.anonymiseReviewedAuthor(userId, ERASED_USER_ID, mode === 'delete', BATCH));
+    await inBatches((scoped) => scoped.anonymiseReviewedUser(userId, ERASED_USER_ID, BATCH));
+    await inBatches((scoped) => scoped.anonymiseReviewer(userId, ERASED_USER_ID, BATCH));
+    let after: string | null = '';
+    while (after !== null) {
+      const from: string = after;
+      after = await runTransaction(db, (trx) => createErasureStore(trx).dropSnapshotFlags(userId, from, BATCH));
+    }
+  }
+
   /** The avatar rows and then their blobs; the users row's delete would take the rows, never the files. */
   async function removeAvatars(userId: string): Promise<number> {
     const ids = await store.avatarIds(userId);
@@ -188,12 +222,15 @@ export function createErasureService(deps: { db: Executor; dialect: Dialect; clo
       if (userId === ERASED_USER_ID) throw new AppError('badRequest', 'The placeholder of erased users cannot be erased.');
       if (!(await services.users.findById(userId))) throw notFound('User');
       await scrubProfile(userId);
+      // Before the rest: no sweep lifts a ban of the user while the erasure runs.
+      await store.deleteBanLifts(userId);
       const reactions = await removeReactions(userId);
       const { posts, comments } = await removeSocial(userId);
       const flags = await removeFlags(userId);
       const memberships = await removeMemberships(userId);
       const messages = await handleMessages(userId, mode);
       await rewriteOutbox(userId);
+      await clearReviews(userId, mode);
       await store.deleteOwnTray(userId);
       await store.anonymiseTrayActor(userId, ERASED_USER_NAME);
       const avatars = await removeAvatars(userId);

@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql, type Updateable } from 'kysely';
 import type { Executor } from '../../storage/database.js';
+import type { Database, ModerationReviewsTable } from '../../storage/schema.js';
 
 /**
  * The queries of a user's erasure that no other module's service offers: finding what a user left in
@@ -12,10 +13,14 @@ export function createErasureStore(db: Executor) {
     ...lookups(db),
     ...clearing(db),
     ...trayClearing(db),
+    ...reviewClearing(db),
   };
 }
 
 export type ErasureStore = ReturnType<typeof createErasureStore>;
+
+/** A LIKE pattern for text holding `fragment`, its wildcards taken literally (with an explicit ESCAPE, for both databases). */
+const likePatternOf = (fragment: string): string => `%${fragment.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
 /** What the user still has, a batch at a time, for the services that remove it. */
 function lookups(db: Executor) {
@@ -56,8 +61,12 @@ function lookups(db: Executor) {
       return rows.map((row) => row.id);
     },
 
-    async messagesOf(userId: string, limit: number): Promise<string[]> {
-      const rows = await db.selectFrom('messages').select('id').where('user_id', '=', userId).orderBy('id').limit(limit).execute();
+    /**
+     * Up to `limit` ids of the user's messages above `afterId`, in id order. No index leads from an
+     * author to their messages: this walks the primary key upwards from `afterId`, filtering by author.
+     */
+    async messagesOf(userId: string, afterId: string, limit: number): Promise<string[]> {
+      const rows = await db.selectFrom('messages').select('id').where('id', '>', afterId).where('user_id', '=', userId).orderBy('id').limit(limit).execute();
       return rows.map((row) => row.id);
     },
 
@@ -211,6 +220,11 @@ function clearing(db: Executor) {
       await db.deleteFrom('channel_members').where('channel_id', '=', channelId).where('user_id', '=', userId).execute();
     },
 
+    /** The scheduled lifts of the user's timed bans (modules/bans): there is no one left to lift them for. */
+    async deleteBanLifts(userId: string): Promise<void> {
+      await db.deleteFrom('ban_lifts').where('user_id', '=', userId).execute();
+    },
+
     async deleteAvatars(userId: string): Promise<void> {
       await db.deleteFrom('avatars').where('user_id', '=', userId).execute();
     },
@@ -238,8 +252,8 @@ function trayClearing(db: Executor) {
     async anonymiseTrayActor(userId: string, placeholderName: string): Promise<void> {
       await db.updateTable('tray_actors').set({ name: placeholderName, avatar_id: null }).where('actor_id', '=', userId).execute();
       await db.updateTable('tray_contributions').set({ name: placeholderName, avatar_id: null }).where('actor_id', '=', userId).execute();
-      // The id as JSON spells it, LIKE's wildcards taken literally (an explicit ESCAPE for both databases).
-      const pattern = `%${JSON.stringify(userId).replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+      // The id as JSON spells it.
+      const pattern = likePatternOf(JSON.stringify(userId));
       const records = await db.selectFrom('tray_records').select(['id', 'actors']).where(sql<boolean>`actors like ${pattern} escape '\\'`).execute();
       for (const record of records) {
         const actors = JSON.parse(record.actors) as Array<{ id: string; name: string; avatarId?: string | null }>;
@@ -250,6 +264,80 @@ function trayClearing(db: Executor) {
           .where('id', '=', record.id)
           .execute();
       }
+    },
+  };
+}
+
+/** Which reviews a batch rewrites. */
+type ReviewFilter = (eb: ExpressionBuilder<Database, 'moderation_reviews'>) => Expression<SqlBool>;
+
+/** One flag of a review's snapshot, as moderation-queue writes it: `{userId, reason, createdAt}`. */
+interface SnapshotFlag {
+  userId?: unknown;
+}
+
+/**
+ * The moderation queue's reviews (moderation_reviews), which keep ids and texts as they were when
+ * reviewed: the user as author of a reviewed message, as a reviewed user, as reviewer, and their
+ * entries in the flags snapshots. A batch of rows at a time.
+ */
+function reviewClearing(db: Executor) {
+  /** Applies `changes` to a batch of the reviews `filter` picks; answers how many. */
+  async function rewriteBatch(filter: ReviewFilter, changes: Updateable<ModerationReviewsTable>, limit: number): Promise<number> {
+    const rows = await db.selectFrom('moderation_reviews').select('id').where(filter).limit(limit).execute();
+    if (rows.length === 0) return 0;
+    const ids = rows.map((row) => row.id);
+    await db.updateTable('moderation_reviews').set(changes).where('id', 'in', ids).execute();
+    return rows.length;
+  }
+
+  return {
+    /**
+     * Reviews of the user's messages name the placeholder as author; `dropText` also removes the
+     * text kept of the message (delete mode).
+     */
+    anonymiseReviewedAuthor(userId: string, placeholder: string, dropText: boolean, limit: number): Promise<number> {
+      const changes = { message_user_id: placeholder, ...(dropText ? { message_text: null } : {}) };
+      return rewriteBatch((eb) => eb('message_user_id', '=', userId), changes, limit);
+    },
+
+    /** Reviews of the user (as a flagged user) name the placeholder. */
+    anonymiseReviewedUser(userId: string, placeholder: string, limit: number): Promise<number> {
+      return rewriteBatch((eb) => eb.and([eb('target_type', '=', 'user'), eb('target_id', '=', userId)]), { target_id: placeholder }, limit);
+    },
+
+    /** Reviews the user made from the console name the placeholder as reviewer. */
+    anonymiseReviewer(userId: string, placeholder: string, limit: number): Promise<number> {
+      return rewriteBatch((eb) => eb.and([eb('reviewer_kind', '=', 'user'), eb('reviewer_id', '=', userId)]), { reviewer_id: placeholder }, limit);
+    },
+
+    /**
+     * The user's entries leave the flags snapshots, as their open flags are deleted: a batch of the
+     * reviews whose snapshot names them, in id order after `afterId`. Answers the last id looked at,
+     * or null when none is left.
+     */
+    async dropSnapshotFlags(userId: string, afterId: string, limit: number): Promise<string | null> {
+      const pattern = likePatternOf(`"userId":${JSON.stringify(userId)}`);
+      const rows = await db
+        .selectFrom('moderation_reviews')
+        .select(['id', 'flags'])
+        .where('id', '>', afterId)
+        .where(sql<boolean>`flags like ${pattern} escape '\\'`)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      for (const row of rows) {
+        const flags: unknown = JSON.parse(row.flags);
+        if (!Array.isArray(flags)) continue;
+        const kept = (flags as SnapshotFlag[]).filter((flag) => flag?.userId !== userId);
+        if (kept.length !== flags.length)
+          await db
+            .updateTable('moderation_reviews')
+            .set({ flags: JSON.stringify(kept) })
+            .where('id', '=', row.id)
+            .execute();
+      }
+      return rows.length === 0 ? null : (rows[rows.length - 1]?.id ?? null);
     },
   };
 }

@@ -3,6 +3,8 @@ import { notFound } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { iso, parseJson } from '../channels/channels.present.js';
 import { presentMessage } from '../messages/messages.present.js';
+import { presentReview } from '../moderation-queue/queue.present.js';
+import type { ReviewRow } from '../moderation-queue/queue.types.js';
 import { presentComment, presentPost, presentPostReaction } from '../social/social.present.js';
 import type { UserRow } from '../users/users.types.js';
 import { presentUser } from '../users/users.present.js';
@@ -33,6 +35,26 @@ async function* jsonArray<R, K>(read: (after: K) => Promise<R[]>, start: K, key:
     if (rows.length < PAGE) break;
   }
   yield ']';
+}
+
+/**
+ * A review about the user as the moderation queue lists it, less who flagged and who reviewed: those
+ * are other people, and a reported person learns what was decided and why, not who reported them.
+ */
+function presentReviewAbout(row: ReviewRow) {
+  const review = presentReview(row);
+  return {
+    reviewId: review.reviewId,
+    targetType: review.targetType,
+    targetId: review.targetId,
+    channelId: review.channelId,
+    decision: review.decision,
+    authorAction: review.authorAction,
+    note: review.note,
+    message: review.message,
+    flags: review.flags.map((flag) => ({ reason: flag.reason, createdAt: flag.createdAt })),
+    createdAt: review.createdAt,
+  };
 }
 
 /** The sections of the document after the profile, each a paged array. */
@@ -122,7 +144,7 @@ function sections(store: ExportStore, userId: string): Array<[string, () => Asyn
           (after: string) => store.messageFlags(userId, after, PAGE),
           '',
           (row) => row.message_id,
-          (row) => ({ messageId: row.message_id, createdAt: iso(row.created_at) }),
+          (row) => ({ messageId: row.message_id, reason: row.reason, createdAt: iso(row.created_at) }),
         ),
     ],
     [
@@ -132,7 +154,17 @@ function sections(store: ExportStore, userId: string): Array<[string, () => Asyn
           (after: string) => store.userFlags(userId, after, PAGE),
           '',
           (row) => row.target_user_id,
-          (row) => ({ userId: row.target_user_id, createdAt: iso(row.created_at) }),
+          (row) => ({ userId: row.target_user_id, reason: row.reason, createdAt: iso(row.created_at) }),
+        ),
+    ],
+    [
+      'moderationReviews',
+      () =>
+        jsonArray(
+          (after: string) => store.moderationReviews(userId, after, PAGE),
+          '',
+          (row) => row.id,
+          presentReviewAbout,
         ),
     ],
     [
@@ -160,8 +192,8 @@ function sections(store: ExportStore, userId: string): Array<[string, () => Asyn
 /**
  * Exports what Parley holds about a user (GDPR article 20) as one JSON document, written as it is
  * read: the profile (never the password hash), memberships, messages, reactions, posts, comments,
- * flags raised and the user's own tray records. Tokens, sessions and grants are left out: they are
- * secrets, not the user's data.
+ * flags raised (with their reasons), the moderation queue's reviews about the user and the user's own
+ * tray records. Tokens, sessions and grants are left out: they are secrets, not the user's data.
  */
 export function createExportService(deps: { db: Executor; clock: Clock; findUser: (userId: string) => Promise<UserRow | undefined> }) {
   const store = createExportStore(deps.db);

@@ -56,7 +56,7 @@ export function createExportStore(db: Executor) {
     messageFlags(userId: string, after: string, limit: number) {
       return db
         .selectFrom('message_flags')
-        .select(['message_id', 'created_at'])
+        .select(['message_id', 'reason', 'created_at'])
         .where('flagger_id', '=', userId)
         .where('message_id', '>', after)
         .orderBy('message_id')
@@ -67,10 +67,22 @@ export function createExportStore(db: Executor) {
     userFlags(userId: string, after: string, limit: number) {
       return db
         .selectFrom('user_flags')
-        .select(['target_user_id', 'created_at'])
+        .select(['target_user_id', 'reason', 'created_at'])
         .where('flagger_id', '=', userId)
         .where('target_user_id', '>', after)
         .orderBy('target_user_id')
+        .limit(limit)
+        .execute();
+    },
+
+    /** Reviews of the moderation queue about the user: of them as a flagged user, or of a message they wrote. */
+    moderationReviews(userId: string, after: string, limit: number) {
+      return db
+        .selectFrom('moderation_reviews')
+        .selectAll()
+        .where((eb) => eb.or([eb.and([eb('target_type', '=', 'user'), eb('target_id', '=', userId)]), eb('message_user_id', '=', userId)]))
+        .where('id', '>', after)
+        .orderBy('id')
         .limit(limit)
         .execute();
     },

@@ -19,7 +19,9 @@ export interface UsersCommand {
 export function parseUsersCommand(args: string[], optionOf: (args: string[], name: string) => string | undefined): UsersCommand | string {
   const [action, userId] = args;
   if (action !== 'erase' && action !== 'export') {
-    return action === undefined ? 'users needs an action: erase or export' : `unknown users action '${action}': use erase or export`;
+    return action === undefined
+      ? 'users needs an action: create-admin, erase or export'
+      : `unknown users action '${action}': use create-admin, erase or export`;
   }
   if (userId === undefined || userId.startsWith('--')) return `users ${action} needs the user id: parley users ${action} USER_ID`;
   const mode = optionOf(args, 'messages') ?? 'delete';

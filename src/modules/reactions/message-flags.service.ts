@@ -2,12 +2,14 @@ import type { Clock } from '../../clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
+import { flagReasonOf } from '../moderation-queue/flag-reason.js';
 import { createMessageFlagsStore } from './message-flags.store.js';
 import type { ReactionsService } from './reactions.service.js';
 
 /**
  * Flags on messages from the client API: a member of the message's channel flags a message of someone
- * else, once. flagCount is the number of distinct flaggers, as for users (users.store addFlag).
+ * else, once, optionally saying why. flagCount is the number of distinct flaggers, as for users
+ * (users.store addFlag). The moderation queue lists the flags and clears them when it reviews.
  */
 export function createMessageFlagsService(deps: {
   db: Executor;
@@ -15,14 +17,16 @@ export function createMessageFlagsService(deps: {
   reactions: Pick<ReactionsService, 'messageForMember' | 'requireMemberUnderLock'>;
 }) {
   return {
-    async flag(flaggerId: string, messageId: string): Promise<{ flagged: boolean; flagCount: number }> {
+    /** A second flag by the same flagger changes nothing, its reason included. */
+    async flag(flaggerId: string, messageId: string, reasonText?: string): Promise<{ flagged: boolean; flagCount: number }> {
+      const reason = flagReasonOf(reasonText);
       const message = await deps.reactions.messageForMember(flaggerId, messageId);
       if (message.user_id === flaggerId) throw new AppError('badRequest', 'You cannot flag your own message.');
       return runTransaction(deps.db, async (trx) => {
         // Judged again at commit, as a reaction is: a ban committed meanwhile refuses it.
         await deps.reactions.requireMemberUnderLock(trx, message.id, flaggerId);
         const store = createMessageFlagsStore(trx);
-        const flagged = await store.addFlag(message.id, flaggerId, deps.clock.now());
+        const flagged = await store.addFlag(message.id, flaggerId, reason, deps.clock.now());
         return { flagged, flagCount: await store.flagCountOf(message.id) };
       });
     },

@@ -4,10 +4,10 @@ import type { Executor } from '../../storage/database.js';
 export function createMessageFlagsStore(db: Executor) {
   return {
     /** Adds one flag per flagger; answers false when this flagger had already flagged the message. */
-    async addFlag(messageId: string, flaggerId: string, now: number): Promise<boolean> {
+    async addFlag(messageId: string, flaggerId: string, reason: string | null, now: number): Promise<boolean> {
       const inserted = await db
         .insertInto('message_flags')
-        .values({ message_id: messageId, flagger_id: flaggerId, created_at: now })
+        .values({ message_id: messageId, flagger_id: flaggerId, reason, created_at: now })
         .onConflict((oc) => oc.columns(['message_id', 'flagger_id']).doNothing())
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;

@@ -1,4 +1,5 @@
 import type { Executor } from '../../storage/database.js';
+import { parseJson } from '../channels/channels.present.js';
 import type { RoleRow } from './roles.types.js';
 
 export function createRolesStore(db: Executor) {
@@ -28,6 +29,33 @@ export function createRolesStore(db: Executor) {
         .where('membership', '=', 'member')
         .executeTakeFirst();
       return member?.roles;
+    },
+
+    /**
+     * The users (global roles) and channel rows (roles inside a channel) that name the role. The LIKE
+     * only narrows the scan: the JSON lists are read to keep exact names (LIKE's `_` and case folding).
+     */
+    async holdersOf(publicId: string): Promise<{ userIds: string[]; memberships: Array<{ channelId: string; userId: string }> }> {
+      const needle = `%${JSON.stringify(publicId)}%`;
+      const holds = (roles: string) => parseJson<string[]>(roles, []).includes(publicId);
+      const users = await db.selectFrom('users').select(['id', 'roles']).where('roles', 'like', needle).orderBy('id').execute();
+      const members = await db
+        .selectFrom('channel_members')
+        .select(['channel_id', 'user_id', 'roles'])
+        .where('roles', 'like', needle)
+        .orderBy('channel_id')
+        .orderBy('user_id')
+        .execute();
+      return {
+        userIds: users.filter((row) => holds(row.roles)).map((row) => row.id),
+        memberships: members.filter((row) => holds(row.roles)).map((row) => ({ channelId: row.channel_id, userId: row.user_id })),
+      };
+    },
+
+    /** Deletes the role; answers whether it existed. */
+    async delete(publicId: string): Promise<boolean> {
+      const result = await db.deleteFrom('roles').where('public_id', '=', publicId).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
     },
 
     /** Creates each role or replaces its permissions, keeping createdAt of existing ones. */

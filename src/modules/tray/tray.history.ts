@@ -181,12 +181,19 @@ function globalView(record: TrayRecordRow): Omit<RecordView, 'hasRead'> {
 
 /**
  * One page of a user's history at `now`: their own records (comments and likes on their posts) merged
- * with the records of the communities they belonged to, each clipped to their stints.
+ * with the records of the communities they belonged to, each clipped to their stints. Only reads:
+ * nothing of the user's read state changes.
  */
-export async function readHistory(reads: Reads, userId: string, searchAfter: number | undefined, now: number): Promise<HistoryPage> {
+export async function readHistory(
+  reads: Reads,
+  userId: string,
+  searchAfter: number | undefined,
+  now: number,
+  pageSize: number = TRAY_PAGE_SIZE,
+): Promise<HistoryPage> {
   const notBefore = now - TRAY_RETENTION_MS;
   const before = searchAfter ?? Number.MAX_SAFE_INTEGER;
-  const want = TRAY_PAGE_SIZE + 1;
+  const want = pageSize + 1;
   const [stints, own, lastReadDate] = await Promise.all([
     reads.intervalsOf(userId, notBefore),
     reads.ownerPage(ownerKeyOfUser(userId), before, notBefore, want),
@@ -210,11 +217,11 @@ export async function readHistory(reads: Reads, userId: string, searchAfter: num
     const view = ownRow ? globalView(ownRow) : entry.placement ? communityViews.get(entry.placement.row.id) : undefined;
     if (view) views.push(view);
   }
-  const page = views.slice(0, TRAY_PAGE_SIZE);
+  const page = views.slice(0, pageSize);
   const last = page[page.length - 1];
   return {
     views: page.map((view) => ({ ...view, hasRead: (rows.get(view.record.id)?.readUpto ?? -1) >= view.lastUpdate })),
-    lastRecordDate: views.length > TRAY_PAGE_SIZE && last ? last.lastUpdate : null,
+    lastRecordDate: views.length > pageSize && last ? last.lastUpdate : null,
     lastReadDate,
   };
 }

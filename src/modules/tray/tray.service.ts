@@ -26,12 +26,12 @@ export function createTrayService(deps: {
   const sqliteReads: Reads | null = deps.sqlite ? { ...createSqliteHistoryReads(deps.sqlite), intervalsOf: createSqliteIntervalsReader(deps.sqlite) } : null;
 
   return {
-    /** One page of a user's history (see readHistory). */
-    async history(userId: string, searchAfter: number | undefined): Promise<HistoryPage> {
+    /** One page of a user's history (see readHistory), 10 records unless `pageSize` says otherwise. */
+    async history(userId: string, searchAfter: number | undefined, pageSize?: number): Promise<HistoryPage> {
       const now = clock.now();
-      if (sqliteReads === null) return readHistory(kyselyReads, userId, searchAfter, now);
+      if (sqliteReads === null) return readHistory(kyselyReads, userId, searchAfter, now, pageSize);
       // Holding Kysely's one connection for the whole read: no transaction interleaves with the raw statements.
-      return db.connection().execute(() => readHistory(sqliteReads, userId, searchAfter, now));
+      return db.connection().execute(() => readHistory(sqliteReads, userId, searchAfter, now, pageSize));
     },
 
     /** Marks one record read, as it is now; a later matching event makes it unread again. */

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { iso, parseJson } from '../channels/channels.present.js';
-import type { UserRow } from './users.types.js';
-import { IsoTime, OpenObject } from '../../shared/schemas.js';
+import type { ReceivedFlagRow, UserRow } from './users.types.js';
+import { IsoTime, Nullable, OpenObject } from '../../shared/schemas.js';
 
 /** users row -> the admin API's user record (API-CONVENTIONS.md section 3), plus identity fields. */
 export const UserRecord = Type.Object(
@@ -67,5 +67,30 @@ export function presentUser(row: UserRow): UserRecord {
     avatar: row.avatar ?? '',
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
+  };
+}
+
+/** A flag the user received: who raised it, why, and when. */
+export const ReceivedFlagRecord = Type.Object(
+  {
+    flagger: Type.Object({
+      userId: Type.String(),
+      displayName: Type.String({ description: "'' when the flagger has none (or no longer exists)" }),
+    }),
+    reason: Nullable(Type.String(), 'What the flagger wrote; null when they wrote nothing'),
+    createdAt: IsoTime('When the flag was raised'),
+  },
+  {
+    description: 'A flag a user received from another user',
+    examples: [{ flagger: { userId: 'bob', displayName: 'Bob Stone' }, reason: 'Spams every channel', createdAt: '2025-03-02T09:12:00.000Z' }],
+  },
+);
+export type ReceivedFlagRecord = Static<typeof ReceivedFlagRecord>;
+
+export function presentReceivedFlag(row: ReceivedFlagRow): ReceivedFlagRecord {
+  return {
+    flagger: { userId: row.flagger_id, displayName: row.display_name ?? '' },
+    reason: row.reason,
+    createdAt: iso(row.created_at),
   };
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
+import { newestFirstPage } from '../../shared/keyset.js';
 import { filterFields, filtersOfPage, type PageTokens, type Paging } from '../../shared/paging.js';
 import type { Executor } from '../../storage/database.js';
 import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
@@ -9,10 +10,11 @@ import { revokeUserCredentials } from '../identity/credentials.service.js';
 import { hashPassword } from '../identity/passwords.js';
 import { searchFold } from '../../storage/search-fold.js';
 import { createUsersStore, type UserChanges, type UsersStore } from './users.store.js';
-import type { UserRow } from './users.types.js';
+import type { ReceivedFlagRow, UserRow } from './users.types.js';
 import type { Notices } from '../../events/notices.js';
 import type { RolesService } from '../roles/roles.service.js';
 import type { RoleRow } from '../roles/roles.types.js';
+import { flagReasonOf } from '../moderation-queue/flag-reason.js';
 
 export interface UpsertUserInput {
   userId: string;
@@ -31,10 +33,17 @@ export interface UpsertUserInput {
 
 export interface ListUsersInput {
   search?: string;
-  filter?: 'all' | 'flagged';
+  filter?: 'all' | 'flagged' | 'banned';
   pageToken?: string;
   limit?: number;
 }
+
+export interface ReceivedFlagsInput {
+  pageToken?: string | undefined;
+  limit?: number | undefined;
+}
+
+const RECEIVED_FLAGS_PAGE_SIZE = 20;
 
 /** A page token: the user to continue from, the way, the page size and the filters' key. */
 interface UserCursor extends Record<string, unknown> {
@@ -45,16 +54,20 @@ interface UserCursor extends Record<string, unknown> {
   q?: unknown;
 }
 
-/** The filters of a users list, in the canonical form its tokens carry (the search folded). */
+/**
+ * The filters of a users list, in the canonical form its tokens carry (the search folded). `b` is
+ * there only for the banned filter, so the tokens of the other lists read as they always did.
+ */
 interface UserFilters extends Record<string, unknown> {
   s: string | null;
   g: boolean;
+  b?: true;
 }
 
 const NO_USER_FILTERS: UserFilters = { s: null, g: false };
 const isUserFilters = (value: unknown): value is UserFilters => {
   const v = value as Partial<UserFilters> | null;
-  return v !== null && typeof v === 'object' && (v.s === null || typeof v.s === 'string') && typeof v.g === 'boolean';
+  return v !== null && typeof v === 'object' && (v.s === null || typeof v.s === 'string') && typeof v.g === 'boolean' && (v.b === undefined || v.b === true);
 };
 
 const isUserCursor = (value: Record<string, unknown>): value is UserCursor =>
@@ -113,7 +126,11 @@ async function writeUser(db: Executor, input: UpsertUserInput, changes: UserChan
 
 /** One page of users in id order, with the tokens of the pages around it. */
 async function listUsers(users: UsersStore, pageTokens: PageTokens, input: ListUsersInput): Promise<{ rows: UserRow[]; paging: Paging }> {
-  const requested: UserFilters = { s: input.search && input.search !== '' ? searchFold(input.search) : null, g: input.filter === 'flagged' };
+  const requested: UserFilters = {
+    s: input.search && input.search !== '' ? searchFold(input.search) : null,
+    g: input.filter === 'flagged',
+    ...(input.filter === 'banned' ? { b: true as const } : {}),
+  };
   const cursor = input.pageToken ? pageTokens.decode(input.pageToken, isUserCursor) : null;
   // A token continues its own list: sent alone it brings its filters, sent with others it is refused.
   const filters = filtersOfPage(requested, NO_USER_FILTERS, cursor, isUserFilters);
@@ -121,6 +138,7 @@ async function listUsers(users: UsersStore, pageTokens: PageTokens, input: ListU
   const fetched = await users.listPage({
     search: filters.s,
     flaggedOnly: filters.g,
+    bannedOnly: filters.b === true,
     limit,
     after: cursor?.d === 'n' ? cursor.u : null,
     before: cursor?.d === 'p' ? cursor.u : null,
@@ -225,6 +243,20 @@ export function createUsersService(deps: {
       deps.notices.publish({ type: 'user.globalBanChanged', userId, banned });
     },
 
+    /** The flags the user received, newest first, a page at a time, with each flagger's name. */
+    async receivedFlags(userId: string, input: ReceivedFlagsInput): Promise<{ items: ReceivedFlagRow[]; paging: Paging }> {
+      await requireUser(userId);
+      return newestFirstPage({
+        pageTokens: deps.pageTokens,
+        pageToken: input.pageToken,
+        limit: input.limit,
+        defaultLimit: RECEIVED_FLAGS_PAGE_SIZE,
+        filters: { flagsOf: userId },
+        fetch: (limit, cursor) => users.receivedFlagsPage(userId, limit, cursor),
+        keyOf: (flag) => ({ at: flag.created_at, id: flag.flagger_id }),
+      });
+    },
+
     /** Clears the user's flags and answers the user as they are then. */
     async clearFlags(userId: string): Promise<UserRow> {
       await requireUser(userId);
@@ -232,11 +264,15 @@ export function createUsersService(deps: {
       return requireUser(userId);
     },
 
-    /** One flag per flagger and target, never of oneself; answers false when this flagger had flagged them already. */
-    async flag(flaggerId: string, targetUserId: string): Promise<boolean> {
+    /**
+     * One flag per flagger and target, never of oneself, with the flagger's reason if they gave one;
+     * answers false when this flagger had flagged them already (the first flag and its reason stay).
+     */
+    async flag(flaggerId: string, targetUserId: string, reasonText?: string): Promise<boolean> {
+      const reason = flagReasonOf(reasonText);
       if (flaggerId === targetUserId) throw new AppError('badRequest', 'You cannot flag yourself.');
       await requireUser(targetUserId);
-      return runTransaction(deps.db, (trx) => createUsersStore(trx).addFlag(targetUserId, flaggerId, deps.clock.now()));
+      return runTransaction(deps.db, (trx) => createUsersStore(trx).addFlag(targetUserId, flaggerId, reason, deps.clock.now()));
     },
   };
 }

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
+import type { KeysetCursor } from '../../shared/keyset.js';
 import type { Executor } from '../../storage/database.js';
 import { searchFold } from '../../storage/search-fold.js';
-import type { UserRow } from './users.types.js';
+import type { ReceivedFlagRow, UserRow } from './users.types.js';
 
 /** The columns PUT /api/v2/users may change; undefined means "leave as it is". */
 export interface UserChanges {
@@ -82,7 +83,14 @@ function userRows(db: Executor) {
      * One page of users in id order, after (or before) a keyset position. Answers limit + 1 rows so
      * the caller knows whether another page exists.
      */
-    async listPage(query: { search: string | null; flaggedOnly: boolean; limit: number; after: string | null; before: string | null }): Promise<UserRow[]> {
+    async listPage(query: {
+      search: string | null;
+      flaggedOnly: boolean;
+      bannedOnly: boolean;
+      limit: number;
+      after: string | null;
+      before: string | null;
+    }): Promise<UserRow[]> {
       let select = db.selectFrom('users').selectAll();
       if (query.search) {
         const pattern = `${escapeLike(searchFold(query.search))}%`;
@@ -90,6 +98,7 @@ function userRows(db: Executor) {
         select = select.where(sql<boolean>`(${folded('display_name')} like ${pattern} escape '\\' or ${folded('id')} like ${pattern} escape '\\')`);
       }
       if (query.flaggedOnly) select = select.where('flag_count', '>', 0);
+      if (query.bannedOnly) select = select.where('is_global_ban', '=', 1);
       if (query.before !== null) {
         const rows = await select
           .where('id', '<', query.before)
@@ -128,11 +137,11 @@ function standingQueries(db: Executor) {
       await db.deleteFrom('user_flags').where('target_user_id', '=', id).execute();
     },
 
-    /** Adds one flag per flagger; answers false when this flagger had already flagged the user. */
-    async addFlag(targetId: string, flaggerId: string, now: number): Promise<boolean> {
+    /** Adds one flag per flagger, with its reason (or null); answers false when this flagger had already flagged the user. */
+    async addFlag(targetId: string, flaggerId: string, reason: string | null, now: number): Promise<boolean> {
       const inserted = await db
         .insertInto('user_flags')
-        .values({ target_user_id: targetId, flagger_id: flaggerId, created_at: now })
+        .values({ target_user_id: targetId, flagger_id: flaggerId, reason, created_at: now })
         .onConflict((oc) => oc.columns(['target_user_id', 'flagger_id']).doNothing())
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
@@ -146,8 +155,37 @@ function standingQueries(db: Executor) {
   };
 }
 
+/** The flags a user received, newest first by (created_at, flagger_id); the primary key finds the target's rows. */
+function receivedFlagQueries(db: Executor) {
+  return {
+    /** `limit + 1` flags after the cursor in its direction, answered newest first. */
+    async receivedFlagsPage(targetId: string, limit: number, cursor: KeysetCursor | null): Promise<ReceivedFlagRow[]> {
+      const newer = cursor !== null && !cursor.older;
+      const way = newer ? 'asc' : 'desc';
+      let select = db
+        .selectFrom('user_flags as f')
+        .leftJoin('users as u', 'u.id', 'f.flagger_id')
+        .select(['f.flagger_id', 'u.display_name', 'f.reason', 'f.created_at'])
+        .where('f.target_user_id', '=', targetId);
+      if (cursor !== null) {
+        const than = cursor.older ? '<' : '>';
+        select = select.where((eb) =>
+          eb.or([eb('f.created_at', than, cursor.at), eb.and([eb('f.created_at', '=', cursor.at), eb('f.flagger_id', than, cursor.id)])]),
+        );
+      }
+      const rows = await select
+        .orderBy('f.created_at', way)
+        .orderBy('f.flagger_id', way)
+        .limit(limit + 1)
+        .execute();
+      const flags = rows.map((row) => ({ ...row, created_at: Number(row.created_at) }));
+      return newer ? flags.reverse() : flags;
+    },
+  };
+}
+
 export function createUsersStore(db: Executor) {
-  return { ...userRows(db), ...standingQueries(db) };
+  return { ...userRows(db), ...standingQueries(db), ...receivedFlagQueries(db) };
 }
 
 export type UsersStore = ReturnType<typeof createUsersStore>;

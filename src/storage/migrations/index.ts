@@ -17,10 +17,12 @@ import * as messageRedaction from './0015_message_redaction.js';
 import * as revocation from './0016_revocation.js';
 import * as audit from './0017_audit.js';
 import * as messageRetention from './0018_message_retention.js';
+import * as moderationReviews from './0019_moderation_reviews.js';
+import * as banLifts from './0020_ban_lifts.js';
 
 /**
- * Every migration, in order. One set serves SQLite and PostgreSQL; each issue adds a file here rather
- * than editing an applied one.
+ * Every migration, in order of name. One set serves SQLite and PostgreSQL; a
+ * change to the schema adds a file here rather than editing an applied one.
  */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
@@ -41,4 +43,6 @@ export const migrations: Record<string, Migration> = {
   '0016_revocation': revocation,
   '0017_audit': audit,
   '0018_message_retention': messageRetention,
+  '0019_moderation_reviews': moderationReviews,
+  '0020_ban_lifts': banLifts,
 };

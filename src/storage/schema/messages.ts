@@ -57,6 +57,41 @@ export interface MessageFlagsTable {
   message_id: string;
   flagger_id: string;
   created_at: number;
+  /** What the flagger wrote (trimmed, 1-500 characters); null when they wrote nothing (migration 0019). */
+  reason: string | null;
+}
+
+/**
+ * One review of a flagged message or user from the moderation queue (migration 0019). The review
+ * deletes the target's flags; `flags` keeps them as they were.
+ */
+export interface ModerationReviewsTable {
+  /** The reviewId, ObjectId-like. */
+  id: string;
+  /** 'message' | 'user' */
+  target_type: string;
+  /** The message id or the user id. */
+  target_id: string;
+  /** The message's channel; null for a user. */
+  channel_id: string | null;
+  /** 'dismiss' | 'delete' (messages) | 'globalBan' (users) */
+  decision: string;
+  /** What was done to the author (or to the flagged user): null | 'mute' | 'ban' | 'globalBan'. */
+  author_action: string | null;
+  /** How long the action lasts; null: indefinitely. */
+  author_action_minutes: number | null;
+  note: string | null;
+  /** 'adminToken' | 'user' */
+  reviewer_kind: string;
+  /** The admin token's id or the user id of the reviewer. */
+  reviewer_id: string;
+  /** JSON array [{userId, reason, createdAt}] of the flags the review cleared, newest first; createdAt in ms. */
+  flags: string;
+  /** The message's text when reviewed (null for users and messages without text). */
+  message_text: string | null;
+  /** The message's author (null for users). */
+  message_user_id: string | null;
+  created_at: number;
 }
 
 export interface ModerationRulesTable {

@@ -1,4 +1,4 @@
-/** Users, their flags, roles and the tokens they authenticate with. */
+/** Users, their flags and timed bans, roles and the tokens they authenticate with. */
 
 /**
  * Table shapes shared by SQLite and PostgreSQL. Dialect-neutral on purpose: times are integer
@@ -32,6 +32,22 @@ export interface UsersTable {
 export interface UserFlagsTable {
   target_user_id: string;
   flagger_id: string;
+  created_at: number;
+  /** What the flagger wrote (trimmed, 1-500 characters); null when they wrote nothing (migration 0019). */
+  reason: string | null;
+}
+
+/**
+ * When a ban set for a number of minutes is lifted (migration 0020): one row per user and channel, or
+ * per user for a global ban. Whoever set the ban (an admin route, a client API moderator, a review of
+ * the moderation queue) wrote it; a ban or unban by hand removes it.
+ */
+export interface BanLiftsTable {
+  user_id: string;
+  /** The channel the user is banned from; null for a global ban. */
+  channel_id: string | null;
+  lift_at: number;
+  /** When the timed ban was set: a channel ban set again later by other means is not this lift's to end. */
   created_at: number;
 }
 

@@ -7,6 +7,9 @@ import { ChannelIdParams } from '../../shared/schemas.js';
 import type { Clock } from '../../clock.js';
 import { ChannelRecord, presentChannel, presentChannelUser } from '../../modules/channels/channels.present.js';
 import type { ChannelsService } from '../../modules/channels/channels.service.js';
+import type { BanLifts } from '../../modules/bans/ban-lifts.service.js';
+import { BanMinutes } from '../../modules/bans/ban-lifts.types.js';
+import { registerChannelReadRoutes } from './channel-reads.routes.js';
 import {
   ChannelQueryAnswer,
   ChannelQueryBody,
@@ -21,9 +24,19 @@ import {
 } from './channels.schemas.js';
 
 const tag = { tags: ['channels'] };
+
+/** Timed channel bans: a ban sets or cancels its lift, an unban cancels it. */
+type HandBanLifts = Pick<BanLifts, 'afterHandBan' | 'afterHandUnban'>;
+const BanUsersBody = Type.Object(
+  {
+    userIds: UserIdsBody.properties.userIds,
+    minutes: Type.Optional(BanMinutes('How long the ban lasts, in minutes (1 to 525600, a year); absent: until an unban')),
+  },
+  { examples: [{ userIds: ['alice', 'bob'] }, { userIds: ['alice'], minutes: 60 }] },
+);
 const closedIsConflict = { extraErrors: [409 as const] };
 
-export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsService; clock: Clock }): void {
+export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsService; clock: Clock; banLifts: HandBanLifts }): void {
   const { channels, clock } = deps;
 
   app.post(
@@ -105,12 +118,13 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
     async (request) => rename(request.params.channelId, request.body.displayName),
   );
 
-  registerMembershipRoutes(app, channels);
+  registerChannelReadRoutes(app, { channels, clock });
+  registerMembershipRoutes(app, channels, deps.banLifts);
   registerMuteRoutes(app, channels);
   registerCloseRoutes(app, channels);
 }
 
-function registerMembershipRoutes(app: TypedApp, channels: ChannelsService): void {
+function registerMembershipRoutes(app: TypedApp, channels: ChannelsService, banLifts: HandBanLifts): void {
   const membershipRoute = (summary: string, description: string, extraErrors: Array<409>) => ({
     schema: {
       ...tag,
@@ -143,18 +157,37 @@ function registerMembershipRoutes(app: TypedApp, channels: ChannelsService): voi
 
   app.post(
     '/channel/:channelId/users/ban',
-    membershipRoute('Ban users from a channel', 'Bans users from the channel: they leave it and may not rejoin until unbanned.', [409]),
+    {
+      schema: {
+        ...membershipRoute(
+          'Ban users from a channel',
+          'Bans users from the channel: they leave it and may not rejoin until unbanned. ' +
+            'With `minutes` the ban is lifted that many minutes from now (within a minute of its end); without, it lasts until an unban. ' +
+            'Either way this ban replaces the end of an earlier timed one in this channel, whoever set it (a review of the moderation queue included). ' +
+            'A closed channel is a 409; minutes outside 1 to 525600 a 422.',
+          [409],
+        ).schema,
+        body: BanUsersBody,
+      },
+    },
     async (request) => {
-      await channels.ban(request.params.channelId, request.body.userIds);
+      const { userIds, minutes } = request.body;
+      await channels.ban(request.params.channelId, userIds);
+      await banLifts.afterHandBan(userIds, request.params.channelId, minutes);
       return { status: 'success' as const };
     },
   );
 
   app.post(
     '/channel/:channelId/users/unban',
-    membershipRoute('Unban users', 'Lifts channel bans. A user who is not banned from the channel is a 409 (400316).', [409]),
+    membershipRoute(
+      'Unban users',
+      'Lifts channel bans, timed ones included (their scheduled lifts are then cancelled). A user who is not banned from the channel is a 409 (400316).',
+      [409],
+    ),
     async (request) => {
       await channels.unban(request.params.channelId, request.body.userIds);
+      await banLifts.afterHandUnban(request.body.userIds, request.params.channelId);
       return { status: 'success' as const };
     },
   );

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError, notFound } from '../../shared/errors.js';
+import { IsoTime, Nullable } from '../../shared/schemas.js';
+import { iso } from '../../modules/channels/channels.present.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { readMultipartBody, uploadOf } from '../../http/multipart.js';
 import { answers, JSON_AND_FORM, SuccessAnswer } from '../../http/responses.js';
@@ -27,6 +29,55 @@ const readAvatarUpload = readMultipartBody({ fileField: 'file', arrayFields: [] 
 const ClientList = Type.Object(
   { clients: Type.Array(OAuthClientRecord) },
   { description: 'Every OAuth client, without secrets', examples: [{ clients: OAuthClientRecord.examples as unknown[] }] },
+);
+
+const UriList = (description: string, minItems: number) =>
+  Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), { minItems, maxItems: 20, description }));
+
+const UpdateClientBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    redirectUris: UriList('Replaces the redirect URIs: absolute URIs, matched exactly at sign-in', 1),
+    postLogoutRedirectUris: UriList('Replaces the URIs RP-Initiated Logout (/logout) may send the browser back to; [] for none', 0),
+  },
+  {
+    examples: [
+      {
+        redirectUris: ['https://desk.example.com/auth/callback', 'https://desk-staging.example.com/auth/callback'],
+        postLogoutRedirectUris: ['https://desk.example.com/signed-out'],
+      },
+    ],
+  },
+);
+
+const BotList = Type.Object(
+  {
+    bots: Type.Array(
+      Type.Object({
+        userId: Type.String({ description: "The bot's user" }),
+        clientId: Type.String({ description: 'Its client_credentials client' }),
+        displayName: Type.String(),
+        webhookUrl: Nullable(Type.String(), "Where the bot's events are posted; null: nowhere"),
+        createdAt: IsoTime('When the bot was created'),
+      }),
+    ),
+  },
+  {
+    description: 'Every bot, oldest first',
+    examples: [
+      {
+        bots: [
+          {
+            userId: '67d3f5a5e4b0a1c2d3e4f530',
+            clientId: 'c_5f2b8e1d9a7c4e3b',
+            displayName: 'Deploy bot',
+            webhookUrl: 'https://ci.example.com/parley/events',
+            createdAt: '2025-02-10T09:00:00.000Z',
+          },
+        ],
+      },
+    ],
+  },
 );
 
 /**
@@ -140,15 +191,34 @@ function registerClientRoutes(app: TypedApp, clients: ClientsService): void {
     async (request) => presentClient(await clients.get(request.params.clientId)),
   );
 
+  app.put(
+    '/oauth/clients/:clientId',
+    {
+      schema: {
+        ...clientTag,
+        summary: "Change an OAuth client's name or URIs",
+        description:
+          'Changes the fields the body names (a list replaces the stored one) and answers the client, without its secret. URIs are checked as at registration (422). ' +
+          "A bot's client takes a name only (422 for URIs). The console's own client, parley-console, is the server's to write: a 409. An unknown client is a 404.",
+        consumes: JSON_AND_FORM,
+        params: ClientIdParams,
+        body: UpdateClientBody,
+        response: answers(OAuthClientRecord, { extraErrors: [409] }),
+      },
+    },
+    async (request) => presentClient(await clients.update(request.params.clientId, request.body)),
+  );
+
   app.delete(
     '/oauth/clients/:clientId',
     {
       schema: {
         ...clientTag,
         summary: 'Delete an OAuth client and revoke its tokens',
-        description: 'Deletes the client and revokes every token issued to it. An unknown client is a 404.',
+        description:
+          "Deletes the client and revokes every token issued to it. An unknown client is a 404; the console's own client (parley-console) is a 409: the server registers it at every start.",
         params: ClientIdParams,
-        response: answers(SuccessAnswer),
+        response: answers(SuccessAnswer, { extraErrors: [409] }),
       },
     },
     async (request) => {
@@ -159,6 +229,27 @@ function registerClientRoutes(app: TypedApp, clients: ClientsService): void {
 }
 
 function registerBotRoutes(app: TypedApp, clients: ClientsService): void {
+  app.get(
+    '/bots',
+    {
+      schema: {
+        tags: ['bots'],
+        summary: 'List bots',
+        description: 'Lists every bot, oldest first: its user, its client, its display name and where its webhooks go (null: nowhere). Never a secret.',
+        response: answers(BotList),
+      },
+    },
+    async () => ({
+      bots: (await clients.listBots()).map((bot) => ({
+        userId: bot.user_id,
+        clientId: bot.client_id,
+        displayName: bot.display_name ?? '',
+        webhookUrl: bot.webhook_url,
+        createdAt: iso(bot.created_at),
+      })),
+    }),
+  );
+
   app.post(
     '/bots',
     {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { TypedApp } from '../../http/typed-app.js';
-import { answers, JSON_AND_FORM } from '../../http/responses.js';
+import { answers, JSON_AND_FORM, SuccessAnswer } from '../../http/responses.js';
 import { Id } from '../../shared/schemas.js';
 import { PERMISSIONS } from '../../modules/roles/permissions.js';
 import { presentRole, RoleRecord } from '../../modules/roles/roles.present.js';
@@ -66,6 +66,25 @@ export function registerRoleRoutes(app: TypedApp, deps: { roles: RolesService })
     async (request) => {
       const rows = await deps.roles.put(request.body.publicIds, request.body.permissions);
       return { status: 'success' as const, data: { roles: rows.map(presentRole) } };
+    },
+  );
+
+  app.delete(
+    '/roles/:publicId',
+    {
+      schema: {
+        ...tag,
+        summary: 'Delete a role',
+        description:
+          'Deletes a role that no user and no channel member holds. A role still held is a 409 naming some of its holders: take it from them first ' +
+          '(PUT /users for global roles). An unknown role is a 404.',
+        params: Type.Object({ publicId: Id('The role to delete') }, { examples: [{ publicId: 'moderator' }] }),
+        response: answers(SuccessAnswer, { extraErrors: [409] }),
+      },
+    },
+    async (request) => {
+      await deps.roles.remove(request.params.publicId);
+      return { status: 'success' as const };
     },
   );
 }

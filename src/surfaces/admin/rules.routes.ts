@@ -6,6 +6,7 @@ import type { TypedApp } from '../../http/typed-app.js';
 import { BlacklistRuleRecord, presentBlacklistRule, presentWhitelistRule, WhitelistRuleRecord } from '../../modules/moderation/rules.present.js';
 import { MAX_RULE_LENGTH, type RuleChanges, type RulesService } from '../../modules/moderation/rules.service.js';
 import type { RuleKind, RuleRow } from '../../modules/moderation/rules.types.js';
+import { MAX_TEXT_LENGTH } from '../../modules/messages/messages.service.js';
 import { bodyOrQuery } from './body-or-query.js';
 
 const RuleIdParams = Type.Object({ ruleId: Id('The rule to change') });
@@ -163,4 +164,56 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
       },
     );
   }
+  registerRuleTestRoute(app, rules);
+}
+
+const RuleTestBody = Type.Object(
+  { text: Type.String({ maxLength: MAX_TEXT_LENGTH, description: 'A message text, checked as a text message would be' }) },
+  { examples: [{ text: 'The leak is at https://elsewhere.example/x' }] },
+);
+
+const RuleTestAnswer = Type.Object(
+  {
+    allowed: Type.Boolean({ description: 'Whether a text message with this text would be taken' }),
+    matched: Type.Array(
+      Type.Object({
+        ruleId: Type.Union([Type.String(), Type.Null()], { description: 'The blacklist rule; null for a link no whitelist rule allows' }),
+        list: Type.Union([Type.Literal('blacklist'), Type.Literal('whitelist')]),
+        word: Type.String({ description: 'The blacklisted word as its rule has it, or the link that is not whitelisted' }),
+      }),
+      { description: 'Every enabled rule the text breaks: blacklisted words oldest rule first, then links in text order' },
+    ),
+  },
+  {
+    description: 'What a send would say of the text',
+    examples: [
+      {
+        allowed: false,
+        matched: [
+          { ruleId: RULE_ID_EXAMPLES[0], list: 'blacklist', word: 'leak' },
+          { ruleId: null, list: 'whitelist', word: 'https://elsewhere.example/x' },
+        ],
+      },
+    ],
+  },
+);
+
+/** POST /rules/test: the rules' answer to a text, without sending anything. */
+function registerRuleTestRoute(app: TypedApp, rules: RulesService): void {
+  app.post(
+    '/rules/test',
+    {
+      schema: {
+        tags: ['blacklist', 'whitelist'],
+        summary: 'Test a text against the moderation rules',
+        description:
+          'Checks `text` as sending it in a text message would (the same blacklist matching, with its folding and word boundaries, and the same whitelist of links) ' +
+          'and lists every enabled rule it breaks. Nothing is stored or sent.',
+        consumes: JSON_AND_FORM,
+        body: RuleTestBody,
+        response: answers(RuleTestAnswer),
+      },
+    },
+    async (request) => rules.test(request.body.text),
+  );
 }

@@ -5,11 +5,17 @@ import { Id, Metadata, StringEnum } from '../../shared/schemas.js';
 import { presentRole, RoleRecord } from '../../modules/roles/roles.present.js';
 import { presentUser, UserRecord } from '../../modules/users/users.present.js';
 import type { UsersService } from '../../modules/users/users.service.js';
+import type { BanLifts } from '../../modules/bans/ban-lifts.service.js';
+import { BanMinutes } from '../../modules/bans/ban-lifts.types.js';
 import { PagingRecord } from '../shared/message-answers.js';
 
 const tag = { tags: ['users'] };
 const Text = (maxLength: number) => Type.String({ maxLength });
 const UserIdBody = Type.Object({ userId: Id() }, { examples: [{ userId: 'alice' }] });
+const BanBody = Type.Object(
+  { userId: Id(), minutes: Type.Optional(BanMinutes('How long the ban lasts, in minutes (1 to 525600, a year); absent: until an unban')) },
+  { examples: [{ userId: 'alice' }, { userId: 'alice', minutes: 1440 }] },
+);
 const userExample = (UserRecord.examples as unknown[])[0] as Record<string, unknown>;
 const firstExample = (schema: TSchema): unknown => (schema.examples as unknown[] | undefined)?.[0];
 
@@ -69,8 +75,8 @@ const UserListAnswer = Type.Object(
   },
 );
 
-export function registerUserRoutes(app: TypedApp, deps: { users: UsersService }): void {
-  const { users } = deps;
+export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; banLifts: Pick<BanLifts, 'afterHandBan' | 'afterHandUnban'> }): void {
+  const { users, banLifts } = deps;
 
   app.get(
     '/users',
@@ -78,10 +84,11 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService })
       schema: {
         ...tag,
         summary: 'List users',
-        description: 'Lists users in userId order, a page at a time, optionally only flagged ones or those matching a search. An altered page token is a 400.',
+        description:
+          'Lists users in userId order, a page at a time, optionally only flagged ones, only globally banned ones, or those matching a search. An altered page token is a 400.',
         querystring: Type.Object({
           search: Type.Optional(Type.String({ maxLength: 100, description: 'Case-insensitive prefix of displayName or userId' })),
-          filter: Type.Optional(StringEnum(['all', 'flagged'], 'flagged: only users with a flag; default all')),
+          filter: Type.Optional(StringEnum(['all', 'flagged', 'banned'], 'flagged: only users with a flag; banned: only users banned globally; default all')),
           pageToken: Type.Optional(Type.String({ maxLength: 2048, description: 'paging.next or paging.prev of an earlier answer' })),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size; default 10' })),
         }),
@@ -116,14 +123,18 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService })
         ...tag,
         summary: 'Ban a user globally',
         description:
-          'Bans the user from the whole network and revokes every login session, grant and access token they hold: an unban restores none of them. An unknown user is a 404.',
+          'Bans the user from the whole network and revokes every login session, grant and access token they hold: an unban restores none of them. ' +
+          'With `minutes` the ban is lifted that many minutes from now (within a minute of its end); without, it lasts until an unban. ' +
+          'Either way this ban replaces the end of an earlier timed one, whoever set it (a review of the moderation queue included). ' +
+          'An unknown user is a 404; minutes outside 1 to 525600 a 422.',
         consumes: JSON_AND_FORM,
-        body: UserIdBody,
+        body: BanBody,
         response: answers(SuccessAnswer),
       },
     },
     async (request) => {
       await users.setGlobalBan(request.body.userId, true);
+      await banLifts.afterHandBan([request.body.userId], null, request.body.minutes);
       return { status: 'success' as const };
     },
   );
@@ -135,7 +146,7 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService })
         ...tag,
         summary: 'Lift a global ban',
         description:
-          'Lifts the global ban; what the ban revoked stays revoked (the user signs in again). An unknown user is a 404; a user who is not banned a 409 (400316).',
+          'Lifts the global ban, a timed one included (its scheduled lift is then cancelled); what the ban revoked stays revoked (the user signs in again). An unknown user is a 404; a user who is not banned a 409 (400316).',
         consumes: JSON_AND_FORM,
         body: UserIdBody,
         response: answers(SuccessAnswer, { extraErrors: [409] }),
@@ -143,6 +154,7 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService })
     },
     async (request) => {
       await users.setGlobalBan(request.body.userId, false);
+      await banLifts.afterHandUnban([request.body.userId], null);
       return { status: 'success' as const };
     },
   );

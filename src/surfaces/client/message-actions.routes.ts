@@ -42,6 +42,20 @@ const FlagAnswer = Type.Object(
   { description: 'The flag and the count', examples: [{ status: 'success', flagged: true, flagCount: 2 }] },
 );
 
+/** The optional body of a flag; absent or empty flags without a reason. */
+export const FlagBody = Type.Object(
+  {
+    reason: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: 'Why the caller flags, for the moderators (1-500 characters, trimmed; whitespace alone is refused)',
+      }),
+    ),
+  },
+  { examples: [{ reason: 'Insults another member' }, {}] },
+);
+
 const MEMBERS_ONLY = '403 (400301) for a caller who is not a member of the channel; 404 for a missing or deleted message.';
 
 /**
@@ -97,13 +111,15 @@ export function registerClientMessageActionRoutes(app: TypedApp, deps: { reactio
       schema: {
         ...tag,
         summary: "Flag someone else's message (once per flagger)",
-        description: `Flags the message for moderators; flagging it again changes nothing. ${MEMBERS_ONLY} 400 for the caller's own message.`,
+        description: `Flags the message for moderators, with an optional reason they read in the moderation queue; the body may be absent or empty. Flagging it again changes nothing, its first reason included. ${MEMBERS_ONLY} 400 for the caller's own message; 422 for a reason that is empty once trimmed or over 500 characters.`,
+        consumes: JSON_AND_FORM,
         params: MessageParams,
+        body: FlagBody,
         response: answers(FlagAnswer),
       },
     },
     async (request) => {
-      const { flagged, flagCount } = await flags.flag(principalOf(request).userId, request.params.messageId);
+      const { flagged, flagCount } = await flags.flag(principalOf(request).userId, request.params.messageId, request.body.reason);
       return { status: 'success' as const, flagged, flagCount };
     },
   );

@@ -11,6 +11,7 @@ import type { ModeratorService } from '../../modules/moderation/moderator.servic
 import type { UsersService } from '../../modules/users/users.service.js';
 import { ChannelIdParams, Id, IdList } from '../../shared/schemas.js';
 import { exampleOf } from './client.schemas.js';
+import { FlagBody } from './message-actions.routes.js';
 
 const tag = { tags: ['client moderation'] };
 const UserIds = Type.Object({ userIds: IdList('Users to act on', 1) }, { examples: [{ userIds: ['bob'] }] });
@@ -177,13 +178,16 @@ function registerUserModerationRoutes(app: TypedApp, deps: ClientModerationDeps)
       schema: {
         ...tag,
         summary: 'Flag a user (once per flagger)',
-        description: "Reports a user to the operators; the user's flagCount counts distinct flaggers.",
+        description:
+          "Reports a user to the operators, with an optional reason they read in the moderation queue; the body may be absent or empty. The user's flagCount counts distinct flaggers; flagging again changes nothing, its first reason included. 400 for oneself, 404 for an unknown user, 422 for a reason that is empty once trimmed or over 500 characters.",
+        consumes: JSON_AND_FORM,
         params: UserIdParams,
+        body: FlagBody,
         response: answers(FlaggedAnswer),
       },
     },
     async (request) => {
-      const added = await deps.users.flag(principalOf(request).userId, request.params.userId);
+      const added = await deps.users.flag(principalOf(request).userId, request.params.userId, request.body.reason);
       return { status: 'success' as const, flagged: added };
     },
   );

@@ -120,6 +120,20 @@ export async function rules(w: World): Promise<void> {
   }
 }
 
+/** The moderation queue: Bob's flags listed and reviewed (dismissed), the reviews and the summary. */
+export async function moderationQueue(w: World): Promise<void> {
+  const messageId = w.id('aliceMessage');
+  const alice = w.person('alice').userId;
+  await w.admin('GET', '/api/v2/moderation/summary');
+  await w.admin('GET', '/api/v2/moderation/messages?limit=10');
+  await w.admin('GET', '/api/v2/moderation/users');
+  await w.admin('POST', `/api/v2/moderation/messages/${messageId}/review`, { json: { decision: 'dismiss', note: 'Fine in context' } });
+  await w.admin('POST', `/api/v2/moderation/users/${alice}/review`, { form: 'decision=dismiss' });
+  await w.admin('GET', '/api/v2/moderation/messages?status=reviewed');
+  await w.admin('GET', '/api/v2/moderation/users?status=reviewed');
+  await w.admin('GET', '/api/v2/moderation/reviews?targetType=message&limit=5');
+}
+
 /** OAuth clients, a bot's webhook settings and deliveries, the test clock, global bans and flags. */
 export async function operatorTools(w: World): Promise<void> {
   const created = await w.admin('POST', '/api/v2/oauth/clients', {
@@ -160,5 +174,34 @@ async function revocation(w: World): Promise<void> {
   await w.admin('DELETE', `/api/v2/users/${person.userId}?messages=anonymise`);
   const created = await w.admin('POST', '/api/v2/admin-tokens', { json: { name: w.t.uniqueId('ops') } });
   await w.admin('GET', '/api/v2/admin-tokens');
+  await w.admin('GET', '/api/v2/me');
   await w.admin('DELETE', `/api/v2/admin-tokens/${field(created, (body: { tokenId: string }) => body.tokenId, 'tokenId')}`);
+}
+
+/** What the console reads about one user (record, banned list, flags received, messages, tray) and the deployment's totals and status. */
+export async function adminReads(w: World): Promise<void> {
+  const alice = w.person('alice').userId;
+  const carol = w.person('carol').userId;
+  await w.call('POST', `/client/v1/users/${carol}/flag`, { token: w.person('bob').token, json: { reason: 'Posts spam links' } });
+  await w.admin('GET', `/api/v2/users/${alice}`);
+  await w.admin('GET', '/api/v2/users?filter=banned&limit=5');
+  await w.admin('GET', `/api/v2/users/${carol}/flags?limit=5`);
+  await w.admin('GET', `/api/v2/users/${alice}/messages?limit=5`);
+  await w.admin('GET', `/api/v2/users/${alice}/tray?limit=5`);
+  await w.admin('GET', '/api/v2/stats');
+  await w.admin('GET', '/api/v2/status');
+}
+
+/** The routes of the console's Rules, Channels, Roles and Apps screens, each called once. */
+export async function adminConsoleRoutes(w: World): Promise<void> {
+  await w.admin('POST', '/api/v2/rules/test', { json: { text: 'Read https://docs.example.com/guide' } });
+  await w.admin('GET', `/api/v2/channel/${w.ids.channel}`);
+  await w.admin('GET', `/api/v2/channel/${w.ids.channel}/users?limit=2`);
+  const role = w.t.uniqueId('retired');
+  await w.admin('PUT', '/api/v2/roles', { json: { publicIds: [role], permissions: ['DELETE_MESSAGE'] } });
+  await w.admin('DELETE', `/api/v2/roles/${role}`);
+  const client = await w.admin('POST', '/api/v2/oauth/clients', { json: { name: 'Wiki', redirectUris: ['https://wiki.example.com/callback'] } });
+  const clientId = field(client, (body: { clientId: string }) => body.clientId, 'clientId');
+  await w.admin('PUT', `/api/v2/oauth/clients/${clientId}`, { json: { postLogoutRedirectUris: ['https://wiki.example.com/'] } });
+  await w.admin('GET', '/api/v2/bots');
 }

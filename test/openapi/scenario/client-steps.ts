@@ -51,8 +51,8 @@ export async function clientReactionsAndFlags(w: World): Promise<void> {
   await w.call('POST', `/client/v1/messages/${messageId}/reactions`, { ...bob, json: { reactionName: 'like' } });
   await w.call('POST', `/client/v1/messages/${messageId}/reactions`, { ...bob, form: 'reactionName=laugh' });
   await w.call('DELETE', `/client/v1/messages/${messageId}/reactions/laugh`, bob);
-  await w.call('POST', `/client/v1/messages/${messageId}/flag`, bob);
-  await w.call('POST', `/client/v1/users/${w.person('alice').userId}/flag`, bob);
+  await w.call('POST', `/client/v1/messages/${messageId}/flag`, { ...bob, json: { reason: 'Off topic' } });
+  await w.call('POST', `/client/v1/users/${w.person('alice').userId}/flag`, { ...bob, form: 'reason=Impersonation' });
 }
 
 /** The moderator (every permission) runs each moderation action on a channel of its own. */

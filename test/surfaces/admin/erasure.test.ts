@@ -1,9 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linesOf, runParley } from '../../cli/processes.js';
+import { CONSOLE_CLIENT_ID } from '../../../src/modules/identity/console-client.js';
+import { createTokensService } from '../../../src/modules/tokens/tokens.service.js';
 import { adminClient } from '../../helpers/admin.js';
 import { blobFilesIn } from '../../helpers/media.js';
 import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-app.js';
-import { findEverywhere, giveHistory, markedUser, settle } from './privacy-fixture.js';
+import { findEverywhere, giveHistory, type MarkedUser, markedUser, settle } from './privacy-fixture.js';
+
+interface Review {
+  reviewId: string;
+  targetId: string;
+  reviewer: { kind: string; id: string };
+  flags: Array<{ userId: string; reason: string | null }>;
+  message: { text: string | null; userId: string } | null;
+}
 
 describe.each(testDatabases)('user erasure on %s', (database) => {
   let t: TestApp;
@@ -83,6 +93,88 @@ describe.each(testDatabases)('user erasure on %s', (database) => {
     // No event the user acted in still names them.
     const named = await findEverywhere(t, `"${user.userId}"`);
     expect(named.filter((place) => place === 'outbox' || place === 'messages' || place === 'users')).toEqual([]);
+  });
+
+  async function sendAs(author: MarkedUser, channelId: string, text: string): Promise<string> {
+    const body = await author.ok<{ data: { messages: Array<{ messageId: string }> } }>('POST', `/client/v1/channels/${channelId}/messages`, {
+      type: 'text',
+      data: { text },
+    });
+    return body.data.messages[0]?.messageId ?? '';
+  }
+
+  async function reviewed(url: string, body: Record<string, unknown>, call = admin.call): Promise<string> {
+    const response = await call('POST', url, body);
+    expect(response.statusCode, response.body).toBe(200);
+    return (response.json() as { review: { reviewId: string } }).review.reviewId;
+  }
+
+  /**
+   * Reviews of the moderation queue naming the user in each part: the author of a reviewed message
+   * (banned from the channel for an hour by it), a flagger in a review's snapshot beside another
+   * flagger, a reviewer from the console (as a moderator), and a reviewed user (banned for an hour).
+   */
+  async function reviewedUser() {
+    const user = await markedUser(t, 'reviewed');
+    const control = await markedUser(t, 'control');
+    const witness = await markedUser(t, 'witness');
+    const channelId = t.uniqueId('room');
+    await admin.createChannel(channelId, { userIds: [user.userId, control.userId, witness.userId] });
+    const ownMessage = await sendAs(user, channelId, `hello ${user.marker}`);
+    await control.ok('POST', `/client/v1/messages/${ownMessage}/flag`, { reason: 'control says' });
+    const controlMessage = await sendAs(control, channelId, 'a remark of the control');
+    await user.ok('POST', `/client/v1/messages/${controlMessage}/flag`, { reason: `flag ${user.marker}` });
+    await witness.ok('POST', `/client/v1/messages/${controlMessage}/flag`, { reason: 'witness says' });
+    const witnessMessage = await sendAs(witness, channelId, 'a remark of the witness');
+    await control.ok('POST', `/client/v1/messages/${witnessMessage}/flag`);
+    await control.ok('POST', `/client/v1/users/${user.userId}/flag`, { reason: 'control about the user' });
+
+    const role = t.uniqueId('mods');
+    expect((await admin.call('PUT', '/api/v2/roles', { publicIds: [role], permissions: ['DELETE_MESSAGE'] })).statusCode).toBe(200);
+    await admin.createUser(user.userId, { roles: [role] });
+    const issued = await createTokensService({ db: t.storage.db, clock: t.clock }).issue({
+      kind: 'user',
+      userId: user.userId,
+      clientId: CONSOLE_CLIENT_ID,
+      expiresInMs: 3_600_000,
+    });
+    const asModerator = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) =>
+      t.app.inject({ method, url, headers: { authorization: `Bearer ${issued.token}` }, payload: body as Record<string, unknown> });
+    const byUser = await reviewed(`/api/v2/moderation/messages/${witnessMessage}/review`, { decision: 'dismiss' }, asModerator);
+    const ofFlag = await reviewed(`/api/v2/moderation/messages/${controlMessage}/review`, { decision: 'dismiss' });
+    const ofMessage = await reviewed(`/api/v2/moderation/messages/${ownMessage}/review`, { decision: 'dismiss', author: { action: 'ban', minutes: 60 } });
+    const ofUser = await reviewed(`/api/v2/moderation/users/${user.userId}/review`, { decision: 'globalBan', minutes: 60 });
+    return { user, ids: { byUser, ofFlag, ofMessage, ofUser } };
+  }
+
+  async function reviewsById(): Promise<Map<string, Review>> {
+    const response = await admin.call('GET', '/api/v2/moderation/reviews?limit=100');
+    expect(response.statusCode, response.body).toBe(200);
+    return new Map((response.json() as { reviews: Review[] }).reviews.map((review) => [review.reviewId, review]));
+  }
+
+  it.each(['delete', 'anonymise'] as const)("takes the user out of the moderation queue's reviews, which keep their decisions (messages=%s)", async (mode) => {
+    const { user, ids } = await reviewedUser();
+    expect(await findEverywhere(t, `"${user.userId}"`)).toContain('moderation_reviews');
+
+    const erased = await admin.call('DELETE', `/api/v2/users/${user.userId}?messages=${mode}`);
+    expect(erased.statusCode, erased.body).toBe(200);
+    await settle(t);
+
+    const reviews = await reviewsById();
+    // The reviewed message keeps its review under the placeholder; its text only as the message keeps it.
+    expect(reviews.get(ids.ofMessage)?.message).toEqual({ userId: 'erased-user', text: mode === 'delete' ? null : `hello ${user.marker}` });
+    expect(reviews.get(ids.ofMessage)?.flags.map((flag) => flag.reason)).toEqual(['control says']);
+    // Their flag leaves the snapshot; the other flagger's stays.
+    expect(reviews.get(ids.ofFlag)?.flags.map((flag) => flag.reason)).toEqual(['witness says']);
+    expect(reviews.get(ids.byUser)?.reviewer).toEqual({ kind: 'user', id: 'erased-user' });
+    expect(reviews.get(ids.ofUser)?.targetId).toBe('erased-user');
+    // Nothing names them any more, nor keeps their flag's words; the message's text stays in anonymise mode only.
+    expect(await findEverywhere(t, `"${user.userId}"`)).not.toContain('moderation_reviews');
+    expect(await findEverywhere(t, `flag ${user.marker}`)).toEqual([]);
+    expect((await findEverywhere(t, user.marker)).includes('moderation_reviews')).toBe(mode === 'anonymise');
+    // The bans the reviews set for an hour have no one left to lift them for.
+    expect(await t.storage.db.selectFrom('ban_lifts').select('user_id').where('user_id', '=', user.userId).execute()).toEqual([]);
   });
 
   it('an unknown user is a 404, a bad mode a 400, the placeholder cannot be erased', async () => {

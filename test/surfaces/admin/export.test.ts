@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../../src/modules/tokens/tokens.service.js';
 import { adminClient } from '../../helpers/admin.js';
 import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-app.js';
-import { giveHistory, markedUser } from './privacy-fixture.js';
+import { giveHistory, type MarkedUser, markedUser } from './privacy-fixture.js';
+
+type MessagesBody = { data: { messages: Array<{ messageId: string }> } };
 
 describe.each(testDatabases)('user export on %s', (database) => {
   let t: TestApp;
@@ -42,8 +44,9 @@ describe.each(testDatabases)('user export on %s', (database) => {
     expect(body.posts).toEqual([expect.objectContaining({ postId: history.postId })]);
     expect(body.comments).toHaveLength(1);
     expect(body.postReactions).toHaveLength(1);
-    expect(body.messageFlags).toEqual([expect.objectContaining({ messageId: history.otherMessage })]);
-    expect(body.userFlags).toEqual([expect.objectContaining({ userId: other.userId })]);
+    expect(body.messageFlags).toEqual([expect.objectContaining({ messageId: history.otherMessage, reason: null })]);
+    expect(body.userFlags).toEqual([expect.objectContaining({ userId: other.userId, reason: null })]);
+    expect(body.moderationReviews).toEqual([]);
     expect(Array.isArray(body.communityMemberships) && Array.isArray(body.trayRecords)).toBe(true);
     // Nothing of the other user's texts, and no secret: no password hash, no token nor its hash.
     expect(response.body).not.toContain(other.marker);
@@ -51,6 +54,69 @@ describe.each(testDatabases)('user export on %s', (database) => {
     expect(response.body).not.toContain(user.token);
     expect(response.body).not.toContain(hashToken(user.token));
     expect(response.body).not.toMatch(/password/i);
+  });
+
+  it("holds the reasons of the flags raised and the moderation queue's reviews about the user, not who flagged or reviewed", async () => {
+    const user = await markedUser(t, 'reported');
+    const reporter = await markedUser(t, 'reporter');
+    const bystander = await markedUser(t, 'bystander');
+    const channelId = t.uniqueId('room');
+    await admin.createChannel(channelId, { userIds: [user.userId, reporter.userId, bystander.userId] });
+    const send = async (author: MarkedUser, text: string) =>
+      (await author.ok<MessagesBody>('POST', `/client/v1/channels/${channelId}/messages`, { type: 'text', data: { text } })).data.messages[0]?.messageId ?? '';
+    const review = async (url: string, body: Record<string, unknown>) => {
+      const response = await admin.call('POST', url, body);
+      expect(response.statusCode, response.body).toBe(200);
+      return (response.json() as { review: { reviewId: string } }).review.reviewId;
+    };
+
+    // Flags the user raised, with reasons.
+    const bystanderMessage = await send(bystander, 'a bystander speaks');
+    await user.ok('POST', `/client/v1/messages/${bystanderMessage}/flag`, { reason: 'Off topic' });
+    await user.ok('POST', `/client/v1/users/${bystander.userId}/flag`, { reason: 'Impersonation' });
+    // Reviews about the user: of a message they wrote, and of them as a flagged user.
+    const userMessage = await send(user, 'a rude answer');
+    await reporter.ok('POST', `/client/v1/messages/${userMessage}/flag`, { reason: 'Rude' });
+    const ofMessage = await review(`/api/v2/moderation/messages/${userMessage}/review`, { decision: 'delete', author: { action: 'mute', minutes: 5 } });
+    await reporter.ok('POST', `/client/v1/users/${user.userId}/flag`, { reason: 'Spam' });
+    const ofUser = await review(`/api/v2/moderation/users/${user.userId}/review`, { decision: 'dismiss', note: 'Looked fine' });
+    // A review the user's flag led to, about someone else, is not about them.
+    const reporterMessage = await send(reporter, 'a reporter speaks');
+    await user.ok('POST', `/client/v1/messages/${reporterMessage}/flag`, { reason: 'Nonsense' });
+    await review(`/api/v2/moderation/messages/${reporterMessage}/review`, { decision: 'dismiss' });
+
+    const response = await admin.call('GET', `/api/v2/users/${user.userId}/export`);
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json();
+    expect(body.messageFlags).toEqual([expect.objectContaining({ messageId: bystanderMessage, reason: 'Off topic' })]);
+    expect(body.userFlags).toEqual([expect.objectContaining({ userId: bystander.userId, reason: 'Impersonation' })]);
+    expect(body.moderationReviews).toEqual([
+      {
+        reviewId: ofMessage,
+        targetType: 'message',
+        targetId: userMessage,
+        channelId,
+        decision: 'delete',
+        authorAction: { action: 'mute', minutes: 5 },
+        note: null,
+        message: { text: 'a rude answer', userId: user.userId },
+        flags: [{ reason: 'Rude', createdAt: expect.any(String) }],
+        createdAt: expect.any(String),
+      },
+      {
+        reviewId: ofUser,
+        targetType: 'user',
+        targetId: user.userId,
+        channelId: null,
+        decision: 'dismiss',
+        authorAction: null,
+        note: 'Looked fine',
+        message: null,
+        flags: [{ reason: 'Spam', createdAt: expect.any(String) }],
+        createdAt: expect.any(String),
+      },
+    ]);
+    expect(JSON.stringify(body.moderationReviews)).not.toContain(reporter.userId);
   });
 
   it('streams a long history page by page', async () => {

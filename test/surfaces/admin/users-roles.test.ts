@@ -99,7 +99,7 @@ describe.each(testDatabases)('users and roles admin API on %s', (database) => {
 
     expect((await admin.call('GET', '/api/v2/users?limit=0')).statusCode).toBe(422);
     expect((await admin.call('GET', '/api/v2/users?limit=101')).statusCode).toBe(422);
-    expect((await admin.call('GET', '/api/v2/users?filter=banned')).statusCode).toBe(400);
+    expect((await admin.call('GET', '/api/v2/users?filter=muted')).statusCode).toBe(400);
     expect((await admin.call('GET', '/api/v2/users?pageToken=garbage')).json()).toMatchObject({ code: 400000, message: 'Query token is invalid.' });
   });
 

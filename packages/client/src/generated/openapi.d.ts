@@ -2985,7 +2985,261 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List bots
+         * @description Lists every bot, oldest first: its user, its client, its display name and where its webhooks go (null: nowhere). Never a secret.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every bot, oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "bots": [
+                         *         {
+                         *           "userId": "67d3f5a5e4b0a1c2d3e4f530",
+                         *           "clientId": "c_5f2b8e1d9a7c4e3b",
+                         *           "displayName": "Deploy bot",
+                         *           "webhookUrl": "https://ci.example.com/parley/events",
+                         *           "createdAt": "2025-02-10T09:00:00.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            bots: {
+                                /** @description Its client_credentials client */
+                                clientId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the bot was created
+                                 */
+                                createdAt: string;
+                                displayName: string;
+                                /** @description The bot's user */
+                                userId: string;
+                                /** @description Where the bot's events are posted; null: nowhere */
+                                webhookUrl: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Create a bot user with client credentials (token: grant_type=client_credentials&scope=bot)
@@ -4368,6 +4622,373 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/channel/{channelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a channel
+         * @description Answers one channel, open or closed, with the calling admin's membership, as POST /channels lists it. An unknown channel is a 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The channel id */
+                    channelId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The channel and the calling admin's membership of it, as one result of POST /channels */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "channel": {
+                         *         "channelId": "general",
+                         *         "type": "standard",
+                         *         "displayName": "General",
+                         *         "metadata": {
+                         *           "topic": "Company-wide announcements"
+                         *         },
+                         *         "tags": [
+                         *           "company"
+                         *         ],
+                         *         "isMuted": false,
+                         *         "muteTimeout": null,
+                         *         "isClosed": false,
+                         *         "memberCount": 42,
+                         *         "messageCount": 1280,
+                         *         "lastActivity": "2025-03-14T09:26:53.589Z",
+                         *         "createdAt": "2025-01-06T08:00:00.000Z",
+                         *         "updatedAt": "2025-03-02T16:45:10.000Z"
+                         *       },
+                         *       "channelUser": {
+                         *         "userId": "alice",
+                         *         "channelId": "general",
+                         *         "membership": "member",
+                         *         "isBanned": false,
+                         *         "isMuted": false,
+                         *         "muteTimeout": null,
+                         *         "roles": [
+                         *           "moderator"
+                         *         ],
+                         *         "readToSegment": 1275,
+                         *         "lastActivity": "2025-03-14T09:20:02.114Z",
+                         *         "createdAt": "2025-01-06T08:00:00.000Z",
+                         *         "updatedAt": "2025-03-14T09:21:40.532Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description A channel (API-CONVENTIONS.md section 3)
+                             * @example {
+                             *       "channelId": "general",
+                             *       "type": "standard",
+                             *       "displayName": "General",
+                             *       "metadata": {
+                             *         "topic": "Company-wide announcements"
+                             *       },
+                             *       "tags": [
+                             *         "company"
+                             *       ],
+                             *       "isMuted": false,
+                             *       "muteTimeout": null,
+                             *       "isClosed": false,
+                             *       "memberCount": 42,
+                             *       "messageCount": 1280,
+                             *       "lastActivity": "2025-03-14T09:26:53.589Z",
+                             *       "createdAt": "2025-01-06T08:00:00.000Z",
+                             *       "updatedAt": "2025-03-02T16:45:10.000Z"
+                             *     }
+                             */
+                            channel: {
+                                channelId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the channel was created
+                                 */
+                                createdAt: string;
+                                /** @description '' when the channel has none */
+                                displayName: string;
+                                /** @description A closed channel takes no new messages or members */
+                                isClosed: boolean;
+                                /** @description Whether the channel takes no messages; a mute ends by itself at muteTimeout */
+                                isMuted: boolean;
+                                /** @description When the latest message was sent (at first, when the channel was created) */
+                                lastActivity: string | null;
+                                memberCount: number;
+                                /** @description Messages in the channel that are not deleted */
+                                messageCount: number;
+                                /** @description The operator's own data about the channel */
+                                metadata: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description When the mute ends; null while the channel is not muted */
+                                muteTimeout: string | null;
+                                tags: string[];
+                                /** @description 'standard' for channels made through the API; 'conversation' for a bot's one-to-one channel with a user */
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the channel last changed
+                                 */
+                                updatedAt: string;
+                            };
+                            /** @description The calling admin's row in the channel; null where they have none */
+                            channelUser: {
+                                channelId: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the user joined the channel
+                                 */
+                                createdAt: string;
+                                isBanned: boolean;
+                                /** @description Whether the user may not send in the channel; a mute ends by itself at muteTimeout */
+                                isMuted: boolean;
+                                /** @description When the user last sent in the channel; null before the first */
+                                lastActivity: string | null;
+                                /** @description 'member' or 'banned' */
+                                membership: string;
+                                /** @description When the user's mute ends; null while the user is not muted */
+                                muteTimeout: string | null;
+                                /** @description The channelSegment the user has read up to; 0 before reading any */
+                                readToSegment: number;
+                                /** @description The user's roles inside this channel (publicIds of roles) */
+                                roles: string[];
+                                /**
+                                 * Format: date-time
+                                 * @description When the membership last changed
+                                 */
+                                updatedAt: string;
+                                userId: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5913,7 +6534,398 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List a channel's members
+         * @description Lists the members of the channel and the users banned from it (`isBanned`), with their mute state and accounts, by user id, a page at a time. A page token continues the list of its own channel; an altered one is a 400. An unknown channel is a 404.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size; default 25 */
+                    limit?: number;
+                    /** @description paging.next or paging.prev of an earlier answer */
+                    pageToken?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The channel id */
+                    channelId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the channel's members and banned users, each with their account */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "results": [
+                         *         {
+                         *           "channelUser": {
+                         *             "userId": "alice",
+                         *             "channelId": "general",
+                         *             "membership": "member",
+                         *             "isBanned": false,
+                         *             "isMuted": false,
+                         *             "muteTimeout": null,
+                         *             "roles": [
+                         *               "moderator"
+                         *             ],
+                         *             "readToSegment": 1275,
+                         *             "lastActivity": "2025-03-14T09:20:02.114Z",
+                         *             "createdAt": "2025-01-06T08:00:00.000Z",
+                         *             "updatedAt": "2025-03-14T09:21:40.532Z"
+                         *           },
+                         *           "user": {
+                         *             "userId": "alice",
+                         *             "displayName": "Alice Martin",
+                         *             "roles": [
+                         *               "moderator"
+                         *             ],
+                         *             "metadata": {
+                         *               "team": "support"
+                         *             },
+                         *             "flagCount": 0,
+                         *             "isGlobalBan": false,
+                         *             "username": "alice",
+                         *             "firstname": "Alice",
+                         *             "lastname": "Martin",
+                         *             "email": "alice@example.com",
+                         *             "position": "Support lead",
+                         *             "status": "On call this week",
+                         *             "extras": {
+                         *               "department": "Customer care"
+                         *             },
+                         *             "avatar": "67d3f5a5e4b0a1c2d3e4f520",
+                         *             "createdAt": "2025-01-06T08:00:00.000Z",
+                         *             "updatedAt": "2025-03-01T10:15:42.318Z"
+                         *           }
+                         *         }
+                         *       ],
+                         *       "paging": {
+                         *         "next": "eyJpIjoiYm9iIn0.x3Jf",
+                         *         "prev": null
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description Page tokens
+                             * @example {
+                             *       "next": "eyJhIjoxMjgwfQ.x3Jf",
+                             *       "prev": null
+                             *     }
+                             */
+                            paging: {
+                                /** @description Token of the next page (options.token); null on the last page */
+                                next: string | null;
+                                /** @description Token of the previous page; null on the first page */
+                                prev: string | null;
+                            };
+                            /** @description By user id */
+                            results: {
+                                /**
+                                 * @description One user's membership of one channel (API-CONVENTIONS.md section 3)
+                                 * @example {
+                                 *       "userId": "alice",
+                                 *       "channelId": "general",
+                                 *       "membership": "member",
+                                 *       "isBanned": false,
+                                 *       "isMuted": false,
+                                 *       "muteTimeout": null,
+                                 *       "roles": [
+                                 *         "moderator"
+                                 *       ],
+                                 *       "readToSegment": 1275,
+                                 *       "lastActivity": "2025-03-14T09:20:02.114Z",
+                                 *       "createdAt": "2025-01-06T08:00:00.000Z",
+                                 *       "updatedAt": "2025-03-14T09:21:40.532Z"
+                                 *     }
+                                 */
+                                channelUser: {
+                                    channelId: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the user joined the channel
+                                     */
+                                    createdAt: string;
+                                    isBanned: boolean;
+                                    /** @description Whether the user may not send in the channel; a mute ends by itself at muteTimeout */
+                                    isMuted: boolean;
+                                    /** @description When the user last sent in the channel; null before the first */
+                                    lastActivity: string | null;
+                                    /** @description 'member' or 'banned' */
+                                    membership: string;
+                                    /** @description When the user's mute ends; null while the user is not muted */
+                                    muteTimeout: string | null;
+                                    /** @description The channelSegment the user has read up to; 0 before reading any */
+                                    readToSegment: number;
+                                    /** @description The user's roles inside this channel (publicIds of roles) */
+                                    roles: string[];
+                                    /**
+                                     * Format: date-time
+                                     * @description When the membership last changed
+                                     */
+                                    updatedAt: string;
+                                    userId: string;
+                                };
+                                /** @description The account; null for a row whose user no longer exists */
+                                user: {
+                                    /** @description The avatar's file id, served at /file/view/<avatar>; '' when none */
+                                    avatar: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the user was created
+                                     */
+                                    createdAt: string;
+                                    /** @description '' when the user has none */
+                                    displayName: string;
+                                    /** @description '' when none */
+                                    email: string;
+                                    /** @description Further profile fields of the operator's own, returned by /userinfo as they are */
+                                    extras: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description '' when none */
+                                    firstname: string;
+                                    /** @description How many users flagged this user */
+                                    flagCount: number;
+                                    /** @description Whether the user is banned from the whole network */
+                                    isGlobalBan: boolean;
+                                    /** @description '' when none */
+                                    lastname: string;
+                                    /** @description The operator's own data about the user */
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description Job title; '' when none */
+                                    position: string;
+                                    /** @description The user's roles across the network (publicIds of roles) */
+                                    roles: string[];
+                                    /** @description '' when none */
+                                    status: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the user last changed
+                                     */
+                                    updatedAt: string;
+                                    userId: string;
+                                    /** @description The sign-in name; '' when none */
+                                    username: string;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         /**
          * Add members
@@ -6577,7 +7589,7 @@ export interface paths {
         put?: never;
         /**
          * Ban users from a channel
-         * @description Bans users from the channel: they leave it and may not rejoin until unbanned.
+         * @description Bans users from the channel: they leave it and may not rejoin until unbanned. With `minutes` the ban is lifted that many minutes from now (within a minute of its end); without, it lasts until an unban. Either way this ban replaces the end of an earlier timed one in this channel, whoever set it (a review of the moderation queue included). A closed channel is a 409; minutes outside 1 to 525600 a 422.
          */
         post: {
             parameters: {
@@ -6591,27 +7603,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    /**
-                     * @example {
-                     *       "userIds": [
-                     *         "alice",
-                     *         "bob"
-                     *       ]
-                     *     }
-                     */
                     "application/json": {
+                        /** @description How long the ban lasts, in minutes (1 to 525600, a year); absent: until an unban */
+                        minutes?: number;
                         /** @description Users to act on */
                         userIds: string[];
                     };
-                    /**
-                     * @example {
-                     *       "userIds": [
-                     *         "alice",
-                     *         "bob"
-                     *       ]
-                     *     }
-                     */
                     "application/x-www-form-urlencoded": {
+                        /** @description How long the ban lasts, in minutes (1 to 525600, a year); absent: until an unban */
+                        minutes?: number;
                         /** @description Users to act on */
                         userIds: string[];
                     };
@@ -7256,7 +8256,7 @@ export interface paths {
         put?: never;
         /**
          * Unban users
-         * @description Lifts channel bans. A user who is not banned from the channel is a 409 (400316).
+         * @description Lifts channel bans, timed ones included (their scheduled lifts are then cancelled). A user who is not banned from the channel is a 409 (400316).
          */
         post: {
             parameters: {
@@ -8721,6 +9721,262 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is calling, and what they may do
+         * @description The caller of the admin API: an admin token, or a person signed in to the console (a network admin, or a moderator whose global roles grant permissions), with the permissions they hold. The console shows the screens these allow.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Who is calling the admin API, and what they may do */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The person's display name; null for an admin token */
+                            displayName: string | null;
+                            /**
+                             * @description 'adminToken' for an admin token; 'user' for a person signed in to the console
+                             * @enum {string}
+                             */
+                            kind: "adminToken" | "user";
+                            /** @description True for an admin token and for a network admin: every route is open to them */
+                            networkAdmin: boolean;
+                            /** @description The permissions held: all of them for an admin token and a network admin, else those of the global roles */
+                            permissions: ("MUTE_CHANNEL" | "CLOSE_CHANNEL" | "EDIT_CHANNEL" | "ADD_CHANNEL_USER" | "REMOVE_CHANNEL_USER" | "BAN_USER_FROM_CHANNEL" | "MUTE_USER_INSIDE_CHANNEL" | "DELETE_MESSAGE" | "BAN_USER" | "EDIT_USER")[];
+                            /** @description The signed-in person; null for an admin token */
+                            userId: string | null;
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -12149,6 +13405,2371 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/moderation/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Flagged messages waiting for review, or their reviews
+         * @description status=open (the default) lists the messages, not deleted, that users flagged and no review cleared yet, newest flag first: each with its channel, its author, the number of flags and the newest 100 flags (who, their reason, when). status=reviewed lists the reviews of messages, newest first, as GET /api/v2/moderation/reviews?targetType=message does. Paged by pageToken. Open to admin tokens and to console users holding any of DELETE_MESSAGE, BAN_USER, BAN_USER_FROM_CHANNEL or MUTE_USER_INSIDE_CHANNEL (403 / 400301 otherwise).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size; default 25 */
+                    limit?: number;
+                    /** @description paging.next or paging.prev of an earlier answer; it continues its own list */
+                    pageToken?: string;
+                    /** @description open (default): waiting for review; reviewed: the reviews made */
+                    status?: "open" | "reviewed";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description status=open: { items, paging }, the messages waiting for review; status=reviewed: { reviews, paging }, their reviews */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest flag first */
+                            items: {
+                                /** @description The message's author */
+                                author: {
+                                    /** @description The author's avatar (it takes an access token, as /file/view does); null when they have none */
+                                    avatarUrl: string | null;
+                                    /** @description '' when the author has none or no longer exists */
+                                    displayName: string;
+                                    userId: string;
+                                };
+                                /** @description The message's channel */
+                                channel: {
+                                    channelId: string;
+                                    /** @description '' when the channel has none */
+                                    displayName: string;
+                                };
+                                /** @description How many users flagged it */
+                                flagCount: number;
+                                /** @description The newest flags first, at most 100 (flagCount counts them all) */
+                                flags: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When they flagged
+                                     */
+                                    createdAt: string;
+                                    /** @description The flagger's display name; '' when they have none or no longer exist */
+                                    displayName: string;
+                                    /** @description What the flagger wrote; null when they gave no reason */
+                                    reason: string | null;
+                                    /** @description Who flagged */
+                                    userId: string;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description When the newest flag was raised: the order of the queue, newest first
+                                 */
+                                lastFlaggedAt: string;
+                                /**
+                                 * @description A message (API-CONVENTIONS.md section 3)
+                                 * @example {
+                                 *       "messageId": "67d3f5a5e4b0a1c2d3e4f501",
+                                 *       "channelId": "general",
+                                 *       "userId": "alice",
+                                 *       "type": "text",
+                                 *       "data": {
+                                 *         "text": "Standup moved to 10:30 today."
+                                 *       },
+                                 *       "tags": [
+                                 *         "announcement"
+                                 *       ],
+                                 *       "parentId": null,
+                                 *       "childrenNumber": 2,
+                                 *       "channelSegment": 1280,
+                                 *       "isDeleted": false,
+                                 *       "fileId": null,
+                                 *       "flagCount": 0,
+                                 *       "reactions": {
+                                 *         "like": 3,
+                                 *         "heart": 1
+                                 *       },
+                                 *       "reactionsCount": 4,
+                                 *       "editedAt": null,
+                                 *       "createdAt": "2025-03-14T09:26:53.589Z",
+                                 *       "updatedAt": "2025-03-14T09:31:12.004Z",
+                                 *       "topicId": null
+                                 *     }
+                                 */
+                                message: {
+                                    channelId: string;
+                                    /** @description The message's 1-based sequence number inside its channel */
+                                    channelSegment: number;
+                                    /** @description Comments on this message that are not deleted */
+                                    childrenNumber: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the message was sent
+                                     */
+                                    createdAt: string;
+                                    /** @description By type: text {text}; image {caption, fileId}; file {fileId, fileName, contentType, size}; custom: the sender's own object. {} once deleted */
+                                    data: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description When the message was edited; null when it never was (no surface edits messages) */
+                                    editedAt: string | null;
+                                    /** @description The uploaded image or file of an image or file message; null otherwise and once deleted */
+                                    fileId: string | null;
+                                    /** @description How many users flagged the message */
+                                    flagCount: number;
+                                    isDeleted: boolean;
+                                    messageId: string;
+                                    /** @description The message this one comments on; null for a top-level message */
+                                    parentId: string | null;
+                                    /** @description How many reactions of each name the message has */
+                                    reactions: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description All reactions on the message */
+                                    reactionsCount: number;
+                                    tags: string[];
+                                    /** @description Parley's addition: the message's topic inside the channel (the bot API's tid); null for the main topic */
+                                    topicId: string | null;
+                                    /** @description 'text', 'custom', 'image' or 'file' */
+                                    type: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the message last changed (edit, delete, comments, reactions)
+                                     */
+                                    updatedAt: string;
+                                    /** @description The author */
+                                    userId: string;
+                                };
+                            }[];
+                            /**
+                             * @description Page tokens
+                             * @example {
+                             *       "next": "eyJhIjoxMjgwfQ.x3Jf",
+                             *       "prev": null
+                             *     }
+                             */
+                            paging: {
+                                /** @description Token of the next page (options.token); null on the last page */
+                                next: string | null;
+                                /** @description Token of the previous page; null on the first page */
+                                prev: string | null;
+                            };
+                        } | {
+                            /**
+                             * @description Page tokens
+                             * @example {
+                             *       "next": "eyJhIjoxMjgwfQ.x3Jf",
+                             *       "prev": null
+                             *     }
+                             */
+                            paging: {
+                                /** @description Token of the next page (options.token); null on the last page */
+                                next: string | null;
+                                /** @description Token of the previous page; null on the first page */
+                                prev: string | null;
+                            };
+                            /** @description Newest first */
+                            reviews: {
+                                /** @description What was done to the message's author, or to the flagged user; null when nothing */
+                                authorAction: {
+                                    /** @description mute or ban in the message's channel, or globalBan */
+                                    action: "mute" | "ban" | "globalBan";
+                                    /** @description How long it lasts; null: indefinitely */
+                                    minutes: number | null;
+                                } | null;
+                                /** @description The message's channel; null for a user */
+                                channelId: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the review was made
+                                 */
+                                createdAt: string;
+                                /** @description dismiss (flags cleared, nothing else), delete (a message), globalBan (a user; also in authorAction) */
+                                decision: "dismiss" | "delete" | "globalBan";
+                                /** @description The flags the review cleared, newest first */
+                                flags: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When they flagged
+                                     */
+                                    createdAt: string;
+                                    /** @description What the flagger wrote; null when they gave no reason */
+                                    reason: string | null;
+                                    /** @description Who flagged */
+                                    userId: string;
+                                }[];
+                                /** @description The message as it was when reviewed; null for a user */
+                                message: {
+                                    /** @description The message's text when reviewed; null for a message without text */
+                                    text: string | null;
+                                    /** @description The author */
+                                    userId: string;
+                                } | null;
+                                /** @description The reviewer's note; null when none */
+                                note: string | null;
+                                /** @description Who reviewed */
+                                reviewer: {
+                                    /** @description The admin token's id (as GET /api/v2/admin-tokens lists it) or the user id */
+                                    id: string;
+                                    kind: "adminToken" | "user";
+                                };
+                                reviewId: string;
+                                /** @description The message id or the user id */
+                                targetId: string;
+                                targetType: "message" | "user";
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/moderation/messages/{messageId}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Review a flagged message
+         * @description Dismisses the message's flags or deletes the message (as DELETE /api/v2/message/{messageId} does: members see it deleted), optionally mutes or bans its author in the message's channel or bans them globally, for `minutes` or indefinitely (a timed ban is lifted within a minute of its end). The flags are cleared and the review recorded with a copy of them and of the message. The actions run first; the flags stay open until the review is recorded, so a review that failed midway may simply be sent again. Each action needs its permission (delete DELETE_MESSAGE, mute MUTE_USER_INSIDE_CHANNEL, ban BAN_USER_FROM_CHANNEL, globalBan BAN_USER), else 403 / 400301. An unknown message is 404; a message without open flags (never flagged, or reviewed already) is 409 / 400900; a mute of an author who is not a member of the channel is 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The flagged message */
+                    messageId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What is done to the message's author besides the decision */
+                        author?: {
+                            /**
+                             * @description mute (MUTE_USER_INSIDE_CHANNEL) or ban (BAN_USER_FROM_CHANNEL) in the message's channel, or globalBan (BAN_USER)
+                             * @enum {string}
+                             */
+                            action: "mute" | "ban" | "globalBan";
+                            /** @description How long the mute or ban lasts, in minutes (at most a year); absent: indefinitely */
+                            minutes?: number;
+                        };
+                        /**
+                         * @description dismiss: the message stays; delete: the message is deleted (DELETE_MESSAGE)
+                         * @enum {string}
+                         */
+                        decision: "dismiss" | "delete";
+                        /** @description The reviewer's note, kept with the review (trimmed; blank is none) */
+                        note?: string;
+                    };
+                    "application/x-www-form-urlencoded": {
+                        /** @description What is done to the message's author besides the decision */
+                        author?: {
+                            /**
+                             * @description mute (MUTE_USER_INSIDE_CHANNEL) or ban (BAN_USER_FROM_CHANNEL) in the message's channel, or globalBan (BAN_USER)
+                             * @enum {string}
+                             */
+                            action: "mute" | "ban" | "globalBan";
+                            /** @description How long the mute or ban lasts, in minutes (at most a year); absent: indefinitely */
+                            minutes?: number;
+                        };
+                        /**
+                         * @description dismiss: the message stays; delete: the message is deleted (DELETE_MESSAGE)
+                         * @enum {string}
+                         */
+                        decision: "dismiss" | "delete";
+                        /** @description The reviewer's note, kept with the review (trimmed; blank is none) */
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The review recorded */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "review": {
+                         *         "reviewId": "67d3f9c1e4b0a1c2d3e4f5a0",
+                         *         "targetType": "message",
+                         *         "targetId": "67d3f5a5e4b0a1c2d3e4f501",
+                         *         "channelId": "general",
+                         *         "decision": "delete",
+                         *         "authorAction": {
+                         *           "action": "ban",
+                         *           "minutes": 60
+                         *         },
+                         *         "note": "Second warning this week",
+                         *         "reviewer": {
+                         *           "kind": "adminToken",
+                         *           "id": "67d3f0a2e4b0a1c2d3e4f400"
+                         *         },
+                         *         "flags": [
+                         *           {
+                         *             "userId": "bob",
+                         *             "reason": "Insults another member",
+                         *             "createdAt": "2025-03-14T09:40:02.114Z"
+                         *           }
+                         *         ],
+                         *         "message": {
+                         *           "text": "Standup moved to 10:30 today.",
+                         *           "userId": "alice"
+                         *         },
+                         *         "createdAt": "2025-03-14T10:02:41.907Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description A review of a flagged message or user
+                             * @example {
+                             *       "reviewId": "67d3f9c1e4b0a1c2d3e4f5a0",
+                             *       "targetType": "message",
+                             *       "targetId": "67d3f5a5e4b0a1c2d3e4f501",
+                             *       "channelId": "general",
+                             *       "decision": "delete",
+                             *       "authorAction": {
+                             *         "action": "ban",
+                             *         "minutes": 60
+                             *       },
+                             *       "note": "Second warning this week",
+                             *       "reviewer": {
+                             *         "kind": "adminToken",
+                             *         "id": "67d3f0a2e4b0a1c2d3e4f400"
+                             *       },
+                             *       "flags": [
+                             *         {
+                             *           "userId": "bob",
+                             *           "reason": "Insults another member",
+                             *           "createdAt": "2025-03-14T09:40:02.114Z"
+                             *         }
+                             *       ],
+                             *       "message": {
+                             *         "text": "Standup moved to 10:30 today.",
+                             *         "userId": "alice"
+                             *       },
+                             *       "createdAt": "2025-03-14T10:02:41.907Z"
+                             *     }
+                             */
+                            review: {
+                                /** @description What was done to the message's author, or to the flagged user; null when nothing */
+                                authorAction: {
+                                    /** @description mute or ban in the message's channel, or globalBan */
+                                    action: "mute" | "ban" | "globalBan";
+                                    /** @description How long it lasts; null: indefinitely */
+                                    minutes: number | null;
+                                } | null;
+                                /** @description The message's channel; null for a user */
+                                channelId: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the review was made
+                                 */
+                                createdAt: string;
+                                /** @description dismiss (flags cleared, nothing else), delete (a message), globalBan (a user; also in authorAction) */
+                                decision: "dismiss" | "delete" | "globalBan";
+                                /** @description The flags the review cleared, newest first */
+                                flags: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When they flagged
+                                     */
+                                    createdAt: string;
+                                    /** @description What the flagger wrote; null when they gave no reason */
+                                    reason: string | null;
+                                    /** @description Who flagged */
+                                    userId: string;
+                                }[];
+                                /** @description The message as it was when reviewed; null for a user */
+                                message: {
+                                    /** @description The message's text when reviewed; null for a message without text */
+                                    text: string | null;
+                                    /** @description The author */
+                                    userId: string;
+                                } | null;
+                                /** @description The reviewer's note; null when none */
+                                note: string | null;
+                                /** @description Who reviewed */
+                                reviewer: {
+                                    /** @description The admin token's id (as GET /api/v2/admin-tokens lists it) or the user id */
+                                    id: string;
+                                    kind: "adminToken" | "user";
+                                };
+                                reviewId: string;
+                                /** @description The message id or the user id */
+                                targetId: string;
+                                targetType: "message" | "user";
+                            };
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The request conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The body or an upload is too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/moderation/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The reviews made
+         * @description Every review of the queue, newest first, of messages, of users, or both when targetType is absent: the decision, the action on the author, the note, the reviewer, the flags it cleared and the message as it was. Paged by pageToken. Open to admin tokens and to console users holding any of DELETE_MESSAGE, BAN_USER, BAN_USER_FROM_CHANNEL or MUTE_USER_INSIDE_CHANNEL (403 / 400301 otherwise).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size; default 25 */
+                    limit?: number;
+                    /** @description paging.next or paging.prev of an earlier answer; it continues its own list */
+                    pageToken?: string;
+                    /** @description Only reviews of messages or of users; both when absent */
+                    targetType?: "message" | "user";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of reviews, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "reviews": [
+                         *         {
+                         *           "reviewId": "67d3f9c1e4b0a1c2d3e4f5a0",
+                         *           "targetType": "message",
+                         *           "targetId": "67d3f5a5e4b0a1c2d3e4f501",
+                         *           "channelId": "general",
+                         *           "decision": "delete",
+                         *           "authorAction": {
+                         *             "action": "ban",
+                         *             "minutes": 60
+                         *           },
+                         *           "note": "Second warning this week",
+                         *           "reviewer": {
+                         *             "kind": "adminToken",
+                         *             "id": "67d3f0a2e4b0a1c2d3e4f400"
+                         *           },
+                         *           "flags": [
+                         *             {
+                         *               "userId": "bob",
+                         *               "reason": "Insults another member",
+                         *               "createdAt": "2025-03-14T09:40:02.114Z"
+                         *             }
+                         *           ],
+                         *           "message": {
+                         *             "text": "Standup moved to 10:30 today.",
+                         *             "userId": "alice"
+                         *           },
+                         *           "createdAt": "2025-03-14T10:02:41.907Z"
+                         *         }
+                         *       ],
+                         *       "paging": {
+                         *         "next": "eyJhIjoxNzQxOTQ1MjAyMTE0fQ.x3Jf",
+                         *         "prev": null
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description Page tokens
+                             * @example {
+                             *       "next": "eyJhIjoxMjgwfQ.x3Jf",
+                             *       "prev": null
+                             *     }
+                             */
+                            paging: {
+                                /** @description Token of the next page (options.token); null on the last page */
+                                next: string | null;
+                                /** @description Token of the previous page; null on the first page */
+                                prev: string | null;
+                            };
+                            /** @description Newest first */
+                            reviews: {
+                                /** @description What was done to the message's author, or to the flagged user; null when nothing */
+                                authorAction: {
+                                    /** @description mute or ban in the message's channel, or globalBan */
+                                    action: "mute" | "ban" | "globalBan";
+                                    /** @description How long it lasts; null: indefinitely */
+                                    minutes: number | null;
+                                } | null;
+                                /** @description The message's channel; null for a user */
+                                channelId: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the review was made
+                                 */
+                                createdAt: string;
+                                /** @description dismiss (flags cleared, nothing else), delete (a message), globalBan (a user; also in authorAction) */
+                                decision: "dismiss" | "delete" | "globalBan";
+                                /** @description The flags the review cleared, newest first */
+                                flags: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When they flagged
+                                     */
+                                    createdAt: string;
+                                    /** @description What the flagger wrote; null when they gave no reason */
+                                    reason: string | null;
+                                    /** @description Who flagged */
+                                    userId: string;
+                                }[];
+                                /** @description The message as it was when reviewed; null for a user */
+                                message: {
+                                    /** @description The message's text when reviewed; null for a message without text */
+                                    text: string | null;
+                                    /** @description The author */
+                                    userId: string;
+                                } | null;
+                                /** @description The reviewer's note; null when none */
+                                note: string | null;
+                                /** @description Who reviewed */
+                                reviewer: {
+                                    /** @description The admin token's id (as GET /api/v2/admin-tokens lists it) or the user id */
+                                    id: string;
+                                    kind: "adminToken" | "user";
+                                };
+                                reviewId: string;
+                                /** @description The message id or the user id */
+                                targetId: string;
+                                targetType: "message" | "user";
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/moderation/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many flagged messages and users wait
+         * @description Counts of the open queue and the time of the newest open flag, cheap enough to poll every few seconds: a console updates its badge when latestFlagAt moves. Open to admin tokens and to console users holding any of DELETE_MESSAGE, BAN_USER, BAN_USER_FROM_CHANNEL or MUTE_USER_INSIDE_CHANNEL (403 / 400301 otherwise).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description What the queue holds */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "openMessages": 3,
+                         *       "openUsers": 1,
+                         *       "latestFlagAt": "2025-03-14T09:40:02.114Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description When the newest open flag was raised; null when nothing is open */
+                            latestFlagAt: string | null;
+                            /** @description Messages (not deleted) with open flags */
+                            openMessages: number;
+                            /** @description Users with open flags */
+                            openUsers: number;
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/moderation/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Flagged users waiting for review, or their reviews
+         * @description status=open (the default) lists the users that other users flagged and no review cleared yet, newest flag first: each with the number of flags and the newest 100 flags. status=reviewed lists the reviews of users, newest first. Paged by pageToken. Open to admin tokens and to console users holding any of DELETE_MESSAGE, BAN_USER, BAN_USER_FROM_CHANNEL or MUTE_USER_INSIDE_CHANNEL (403 / 400301 otherwise).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size; default 25 */
+                    limit?: number;
+                    /** @description paging.next or paging.prev of an earlier answer; it continues its own list */
+                    pageToken?: string;
+                    /** @description open (default): waiting for review; reviewed: the reviews made */
+                    status?: "open" | "reviewed";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description status=open: { items, paging }, the users waiting for review; status=reviewed: { reviews, paging }, their reviews */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest flag first */
+                            items: {
+                                /** @description How many users flagged it */
+                                flagCount: number;
+                                /** @description The newest flags first, at most 100 (flagCount counts them all) */
+                                flags: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When they flagged
+                                     */
+                                    createdAt: string;
+                                    /** @description The flagger's display name; '' when they have none or no longer exist */
+                                    displayName: string;
+                                    /** @description What the flagger wrote; null when they gave no reason */
+                                    reason: string | null;
+                                    /** @description Who flagged */
+                                    userId: string;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description When the newest flag was raised: the order of the queue, newest first
+                                 */
+                                lastFlaggedAt: string;
+                                /**
+                                 * @description A user (API-CONVENTIONS.md section 3, with the identity fields of section 6)
+                                 * @example {
+                                 *       "userId": "alice",
+                                 *       "displayName": "Alice Martin",
+                                 *       "roles": [
+                                 *         "moderator"
+                                 *       ],
+                                 *       "metadata": {
+                                 *         "team": "support"
+                                 *       },
+                                 *       "flagCount": 0,
+                                 *       "isGlobalBan": false,
+                                 *       "username": "alice",
+                                 *       "firstname": "Alice",
+                                 *       "lastname": "Martin",
+                                 *       "email": "alice@example.com",
+                                 *       "position": "Support lead",
+                                 *       "status": "On call this week",
+                                 *       "extras": {
+                                 *         "department": "Customer care"
+                                 *       },
+                                 *       "avatar": "67d3f5a5e4b0a1c2d3e4f520",
+                                 *       "createdAt": "2025-01-06T08:00:00.000Z",
+                                 *       "updatedAt": "2025-03-01T10:15:42.318Z"
+                                 *     }
+                                 */
+                                user: {
+                                    /** @description The avatar's file id, served at /file/view/<avatar>; '' when none */
+                                    avatar: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the user was created
+                                     */
+                                    createdAt: string;
+                                    /** @description '' when the user has none */
+                                    displayName: string;
+                                    /** @description '' when none */
+                                    email: string;
+                                    /** @description Further profile fields of the operator's own, returned by /userinfo as they are */
+                                    extras: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description '' when none */
+                                    firstname: string;
+                                    /** @description How many users flagged this user */
+                                    flagCount: number;
+                                    /** @description Whether the user is banned from the whole network */
+                                    isGlobalBan: boolean;
+                                    /** @description '' when none */
+                                    lastname: string;
+                                    /** @description The operator's own data about the user */
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description Job title; '' when none */
+                                    position: string;
+                                    /** @description The user's roles across the network (publicIds of roles) */
+                                    roles: string[];
+                                    /** @description '' when none */
+                                    status: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the user last changed
+                                     */
+                                    updatedAt: string;
+                                    userId: string;
+                                    /** @description The sign-in name; '' when none */
+                                    username: string;
+                                };
+                            }[];
+                            /**
+                             * @description Page tokens
+                             * @example {
+                             *       "next": "eyJhIjoxMjgwfQ.x3Jf",
+                             *       "prev": null
+                             *     }
+                             */
+                            paging: {
+                                /** @description Token of the next page (options.token); null on the last page */
+                                next: string | null;
+                                /** @description Token of the previous page; null on the first page */
+                                prev: string | null;
+                            };
+                        } | {
+                            /**
+                             * @description Page tokens
+                             * @example {
+                             *       "next": "eyJhIjoxMjgwfQ.x3Jf",
+                             *       "prev": null
+                             *     }
+                             */
+                            paging: {
+                                /** @description Token of the next page (options.token); null on the last page */
+                                next: string | null;
+                                /** @description Token of the previous page; null on the first page */
+                                prev: string | null;
+                            };
+                            /** @description Newest first */
+                            reviews: {
+                                /** @description What was done to the message's author, or to the flagged user; null when nothing */
+                                authorAction: {
+                                    /** @description mute or ban in the message's channel, or globalBan */
+                                    action: "mute" | "ban" | "globalBan";
+                                    /** @description How long it lasts; null: indefinitely */
+                                    minutes: number | null;
+                                } | null;
+                                /** @description The message's channel; null for a user */
+                                channelId: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the review was made
+                                 */
+                                createdAt: string;
+                                /** @description dismiss (flags cleared, nothing else), delete (a message), globalBan (a user; also in authorAction) */
+                                decision: "dismiss" | "delete" | "globalBan";
+                                /** @description The flags the review cleared, newest first */
+                                flags: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When they flagged
+                                     */
+                                    createdAt: string;
+                                    /** @description What the flagger wrote; null when they gave no reason */
+                                    reason: string | null;
+                                    /** @description Who flagged */
+                                    userId: string;
+                                }[];
+                                /** @description The message as it was when reviewed; null for a user */
+                                message: {
+                                    /** @description The message's text when reviewed; null for a message without text */
+                                    text: string | null;
+                                    /** @description The author */
+                                    userId: string;
+                                } | null;
+                                /** @description The reviewer's note; null when none */
+                                note: string | null;
+                                /** @description Who reviewed */
+                                reviewer: {
+                                    /** @description The admin token's id (as GET /api/v2/admin-tokens lists it) or the user id */
+                                    id: string;
+                                    kind: "adminToken" | "user";
+                                };
+                                reviewId: string;
+                                /** @description The message id or the user id */
+                                targetId: string;
+                                targetType: "message" | "user";
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/moderation/users/{userId}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Review a flagged user
+         * @description Clears the user's flags (as DELETE /api/v2/users/{userId}/flags does) and records the review with a copy of them; globalBan also bans the user from the whole network (as POST /api/v2/users/ban does), for `minutes` or indefinitely. globalBan needs BAN_USER (403 / 400301 otherwise); minutes with dismiss is 422. An unknown user is 404; a user without open flags is 409 / 400900.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The flagged user */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description dismiss: nothing else is done; globalBan: the user is banned from the whole network (BAN_USER)
+                         * @enum {string}
+                         */
+                        decision: "dismiss" | "globalBan";
+                        /** @description How long the global ban lasts (globalBan only), in minutes (at most a year); absent: indefinitely */
+                        minutes?: number;
+                        /** @description The reviewer's note, kept with the review (trimmed; blank is none) */
+                        note?: string;
+                    };
+                    "application/x-www-form-urlencoded": {
+                        /**
+                         * @description dismiss: nothing else is done; globalBan: the user is banned from the whole network (BAN_USER)
+                         * @enum {string}
+                         */
+                        decision: "dismiss" | "globalBan";
+                        /** @description How long the global ban lasts (globalBan only), in minutes (at most a year); absent: indefinitely */
+                        minutes?: number;
+                        /** @description The reviewer's note, kept with the review (trimmed; blank is none) */
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The review recorded */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "review": {
+                         *         "reviewId": "67d3f9c1e4b0a1c2d3e4f5a0",
+                         *         "targetType": "message",
+                         *         "targetId": "67d3f5a5e4b0a1c2d3e4f501",
+                         *         "channelId": "general",
+                         *         "decision": "delete",
+                         *         "authorAction": {
+                         *           "action": "ban",
+                         *           "minutes": 60
+                         *         },
+                         *         "note": "Second warning this week",
+                         *         "reviewer": {
+                         *           "kind": "adminToken",
+                         *           "id": "67d3f0a2e4b0a1c2d3e4f400"
+                         *         },
+                         *         "flags": [
+                         *           {
+                         *             "userId": "bob",
+                         *             "reason": "Insults another member",
+                         *             "createdAt": "2025-03-14T09:40:02.114Z"
+                         *           }
+                         *         ],
+                         *         "message": {
+                         *           "text": "Standup moved to 10:30 today.",
+                         *           "userId": "alice"
+                         *         },
+                         *         "createdAt": "2025-03-14T10:02:41.907Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /**
+                             * @description A review of a flagged message or user
+                             * @example {
+                             *       "reviewId": "67d3f9c1e4b0a1c2d3e4f5a0",
+                             *       "targetType": "message",
+                             *       "targetId": "67d3f5a5e4b0a1c2d3e4f501",
+                             *       "channelId": "general",
+                             *       "decision": "delete",
+                             *       "authorAction": {
+                             *         "action": "ban",
+                             *         "minutes": 60
+                             *       },
+                             *       "note": "Second warning this week",
+                             *       "reviewer": {
+                             *         "kind": "adminToken",
+                             *         "id": "67d3f0a2e4b0a1c2d3e4f400"
+                             *       },
+                             *       "flags": [
+                             *         {
+                             *           "userId": "bob",
+                             *           "reason": "Insults another member",
+                             *           "createdAt": "2025-03-14T09:40:02.114Z"
+                             *         }
+                             *       ],
+                             *       "message": {
+                             *         "text": "Standup moved to 10:30 today.",
+                             *         "userId": "alice"
+                             *       },
+                             *       "createdAt": "2025-03-14T10:02:41.907Z"
+                             *     }
+                             */
+                            review: {
+                                /** @description What was done to the message's author, or to the flagged user; null when nothing */
+                                authorAction: {
+                                    /** @description mute or ban in the message's channel, or globalBan */
+                                    action: "mute" | "ban" | "globalBan";
+                                    /** @description How long it lasts; null: indefinitely */
+                                    minutes: number | null;
+                                } | null;
+                                /** @description The message's channel; null for a user */
+                                channelId: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description When the review was made
+                                 */
+                                createdAt: string;
+                                /** @description dismiss (flags cleared, nothing else), delete (a message), globalBan (a user; also in authorAction) */
+                                decision: "dismiss" | "delete" | "globalBan";
+                                /** @description The flags the review cleared, newest first */
+                                flags: {
+                                    /**
+                                     * Format: date-time
+                                     * @description When they flagged
+                                     */
+                                    createdAt: string;
+                                    /** @description What the flagger wrote; null when they gave no reason */
+                                    reason: string | null;
+                                    /** @description Who flagged */
+                                    userId: string;
+                                }[];
+                                /** @description The message as it was when reviewed; null for a user */
+                                message: {
+                                    /** @description The message's text when reviewed; null for a message without text */
+                                    text: string | null;
+                                    /** @description The author */
+                                    userId: string;
+                                } | null;
+                                /** @description The reviewer's note; null when none */
+                                note: string | null;
+                                /** @description Who reviewed */
+                                reviewer: {
+                                    /** @description The admin token's id (as GET /api/v2/admin-tokens lists it) or the user id */
+                                    id: string;
+                                    kind: "adminToken" | "user";
+                                };
+                                reviewId: string;
+                                /** @description The message id or the user id */
+                                targetId: string;
+                                targetType: "message" | "user";
+                            };
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The request conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The body or an upload is too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/oauth/clients": {
         parameters: {
             query?: never;
@@ -13112,11 +16733,388 @@ export interface paths {
                 };
             };
         };
-        put?: never;
+        /**
+         * Change an OAuth client's name or URIs
+         * @description Changes the fields the body names (a list replaces the stored one) and answers the client, without its secret. URIs are checked as at registration (422). A bot's client takes a name only (422 for URIs). The console's own client, parley-console, is the server's to write: a 409. An unknown client is a 404.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    clientId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "redirectUris": [
+                     *         "https://desk.example.com/auth/callback",
+                     *         "https://desk-staging.example.com/auth/callback"
+                     *       ],
+                     *       "postLogoutRedirectUris": [
+                     *         "https://desk.example.com/signed-out"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        name?: string;
+                        /** @description Replaces the URIs RP-Initiated Logout (/logout) may send the browser back to; [] for none */
+                        postLogoutRedirectUris?: string[];
+                        /** @description Replaces the redirect URIs: absolute URIs, matched exactly at sign-in */
+                        redirectUris?: string[];
+                    };
+                    /**
+                     * @example {
+                     *       "redirectUris": [
+                     *         "https://desk.example.com/auth/callback",
+                     *         "https://desk-staging.example.com/auth/callback"
+                     *       ],
+                     *       "postLogoutRedirectUris": [
+                     *         "https://desk.example.com/signed-out"
+                     *       ]
+                     *     }
+                     */
+                    "application/x-www-form-urlencoded": {
+                        name?: string;
+                        /** @description Replaces the URIs RP-Initiated Logout (/logout) may send the browser back to; [] for none */
+                        postLogoutRedirectUris?: string[];
+                        /** @description Replaces the redirect URIs: absolute URIs, matched exactly at sign-in */
+                        redirectUris?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description An OAuth / OpenID Connect client, without its secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "clientId": "67d3f5a5e4b0a1c2d3e4f530",
+                         *       "name": "Support desk",
+                         *       "redirectUris": [
+                         *         "https://desk.example.com/auth/callback"
+                         *       ],
+                         *       "postLogoutRedirectUris": [
+                         *         "https://desk.example.com/signed-out"
+                         *       ],
+                         *       "grantTypes": [
+                         *         "authorization_code",
+                         *         "refresh_token"
+                         *       ],
+                         *       "public": false,
+                         *       "idTokenSignedResponseAlg": "HS256",
+                         *       "tokenEndpointAuthMethod": "client_secret_basic",
+                         *       "botUserId": null,
+                         *       "createdAt": "2025-01-20T13:45:00.000Z",
+                         *       "updatedAt": "2025-01-20T13:45:00.000Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The bot user a client_credentials client acts as; null for sign-in clients */
+                            botUserId: string | null;
+                            clientId: string;
+                            /**
+                             * Format: date-time
+                             * @description When the client was registered
+                             */
+                            createdAt: string;
+                            /** @description 'authorization_code', 'refresh_token', or 'client_credentials' for a bot's client */
+                            grantTypes: string[];
+                            /** @description 'HS256' (keyed with the client secret) or 'RS256' (the server's key pair, /oauth/jwks) */
+                            idTokenSignedResponseAlg: string;
+                            name: string;
+                            /** @description The exact URIs RP-Initiated Logout (/logout) may send the browser back to after signing out */
+                            postLogoutRedirectUris: string[];
+                            /** @description A public client has no secret and must use PKCE */
+                            public: boolean;
+                            /** @description The exact redirect URIs sign-in accepts for this client */
+                            redirectUris: string[];
+                            /**
+                             * @description 'none' for a public client; otherwise HTTP Basic (form-body credentials are accepted too)
+                             * @enum {string}
+                             */
+                            tokenEndpointAuthMethod: "none" | "client_secret_basic";
+                            /**
+                             * Format: date-time
+                             * @description When the client last changed
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The request conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The body or an upload is too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
         post?: never;
         /**
          * Delete an OAuth client and revoke its tokens
-         * @description Deletes the client and revokes every token issued to it. An unknown client is a 404.
+         * @description Deletes the client and revokes every token issued to it. An unknown client is a 404; the console's own client (parley-console) is a 409: the server registers it at every start.
          */
         delete: {
             parameters: {
@@ -13235,6 +17233,35 @@ export interface paths {
                 };
                 /** @description What the request names does not exist */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The request conflicts with the current state */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15565,6 +19592,1126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/roles/{publicId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a role
+         * @description Deletes a role that no user and no channel member holds. A role still held is a 409 naming some of its holders: take it from them first (PUT /users for global roles). An unknown role is a 404.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The role to delete */
+                    publicId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Done */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "status": "success"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The request conflicts with the current state */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/rules/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a text against the moderation rules
+         * @description Checks `text` as sending it in a text message would (the same blacklist matching, with its folding and word boundaries, and the same whitelist of links) and lists every enabled rule it breaks. Nothing is stored or sent.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "text": "The leak is at https://elsewhere.example/x"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A message text, checked as a text message would be */
+                        text: string;
+                    };
+                    /**
+                     * @example {
+                     *       "text": "The leak is at https://elsewhere.example/x"
+                     *     }
+                     */
+                    "application/x-www-form-urlencoded": {
+                        /** @description A message text, checked as a text message would be */
+                        text: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description What a send would say of the text */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "allowed": false,
+                         *       "matched": [
+                         *         {
+                         *           "ruleId": "67d3f5a5e4b0a1c2d3e4f510",
+                         *           "list": "blacklist",
+                         *           "word": "leak"
+                         *         },
+                         *         {
+                         *           "ruleId": null,
+                         *           "list": "whitelist",
+                         *           "word": "https://elsewhere.example/x"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Whether a text message with this text would be taken */
+                            allowed: boolean;
+                            /** @description Every enabled rule the text breaks: blacklisted words oldest rule first, then links in text order */
+                            matched: {
+                                list: "blacklist" | "whitelist";
+                                /** @description The blacklist rule; null for a link no whitelist rule allows */
+                                ruleId: string | null;
+                                /** @description The blacklisted word as its rule has it, or the link that is not whitelisted */
+                                word: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The body or an upload is too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The network's totals
+         * @description Counts the users and channels and sums the channels' message counts (messages not deleted). Cheap enough to poll: no message is counted one by one.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The network's totals */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "users": 1280,
+                         *       "channels": 64,
+                         *       "messages": 1048576
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Every channel, closed ones included */
+                            channels: number;
+                            /** @description Messages not deleted, in every channel (the sum of the channels' messageCount) */
+                            messages: number;
+                            /** @description Every user of the users list: people, bots and the admin users of admin tokens */
+                            users: number;
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The status of the answering instance
+         * @description The server's version, when its process started, its outbox lag and its open sockets: what /metrics exposes to Prometheus, as JSON behind the admin API's credentials. Behind a load balancer, each call may reach another instance.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The answering instance: what /metrics exposes to Prometheus, as JSON. Behind a load balancer, each call may reach another instance. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "version": "0.1.0",
+                         *       "startedAt": "2025-03-01T06:00:00.000Z",
+                         *       "outboxLag": 0,
+                         *       "sockets": 412
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Committed events this instance has not yet handed to its streams (parley_outbox_lag_events) */
+                            outboxLag: number;
+                            /** @description Real-time sockets open on this instance (parley_websocket_connections) */
+                            sockets: number;
+                            /**
+                             * Format: date-time
+                             * @description When the answering process started
+                             */
+                            startedAt: string;
+                            /** @description The server's version (its package.json) */
+                            version: string;
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/users": {
         parameters: {
             query?: never;
@@ -15574,13 +20721,13 @@ export interface paths {
         };
         /**
          * List users
-         * @description Lists users in userId order, a page at a time, optionally only flagged ones or those matching a search. An altered page token is a 400.
+         * @description Lists users in userId order, a page at a time, optionally only flagged ones, only globally banned ones, or those matching a search. An altered page token is a 400.
          */
         get: {
             parameters: {
                 query?: {
-                    /** @description flagged: only users with a flag; default all */
-                    filter?: "all" | "flagged";
+                    /** @description flagged: only users with a flag; banned: only users banned globally; default all */
+                    filter?: "all" | "flagged" | "banned";
                     /** @description Page size; default 10 */
                     limit?: number;
                     /** @description paging.next or paging.prev of an earlier answer */
@@ -16379,12 +21526,308 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get one user
+         * @description Answers the user as the users list and PUT /api/v2/users do. An unknown user is a 404.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A user (API-CONVENTIONS.md section 3, with the identity fields of section 6) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "userId": "alice",
+                         *       "displayName": "Alice Martin",
+                         *       "roles": [
+                         *         "moderator"
+                         *       ],
+                         *       "metadata": {
+                         *         "team": "support"
+                         *       },
+                         *       "flagCount": 0,
+                         *       "isGlobalBan": false,
+                         *       "username": "alice",
+                         *       "firstname": "Alice",
+                         *       "lastname": "Martin",
+                         *       "email": "alice@example.com",
+                         *       "position": "Support lead",
+                         *       "status": "On call this week",
+                         *       "extras": {
+                         *         "department": "Customer care"
+                         *       },
+                         *       "avatar": "67d3f5a5e4b0a1c2d3e4f520",
+                         *       "createdAt": "2025-01-06T08:00:00.000Z",
+                         *       "updatedAt": "2025-03-01T10:15:42.318Z"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The avatar's file id, served at /file/view/<avatar>; '' when none */
+                            avatar: string;
+                            /**
+                             * Format: date-time
+                             * @description When the user was created
+                             */
+                            createdAt: string;
+                            /** @description '' when the user has none */
+                            displayName: string;
+                            /** @description '' when none */
+                            email: string;
+                            /** @description Further profile fields of the operator's own, returned by /userinfo as they are */
+                            extras: {
+                                [key: string]: unknown;
+                            };
+                            /** @description '' when none */
+                            firstname: string;
+                            /** @description How many users flagged this user */
+                            flagCount: number;
+                            /** @description Whether the user is banned from the whole network */
+                            isGlobalBan: boolean;
+                            /** @description '' when none */
+                            lastname: string;
+                            /** @description The operator's own data about the user */
+                            metadata: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Job title; '' when none */
+                            position: string;
+                            /** @description The user's roles across the network (publicIds of roles) */
+                            roles: string[];
+                            /** @description '' when none */
+                            status: string;
+                            /**
+                             * Format: date-time
+                             * @description When the user last changed
+                             */
+                            updatedAt: string;
+                            userId: string;
+                            /** @description The sign-in name; '' when none */
+                            username: string;
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         post?: never;
         /**
          * Erase a user
-         * @description Erases the user: profile, credentials (sessions, grants, tokens, codes), memberships, reactions, flags they raised, avatars, tray records, posts and comments. Their messages are deleted with every copy redacted (messages=delete, the default) or kept under the author erased-user (messages=anonymise). Works in batches; if interrupted, calling it again finishes. An unknown user is a 404.
+         * @description Erases the user: profile, credentials (sessions, grants, tokens, codes), memberships, reactions, flags they raised, avatars, tray records, posts and comments. Their messages are deleted with every copy redacted (messages=delete, the default) or kept under the author erased-user (messages=anonymise). The moderation queue's reviews keep their decisions: the user's flags leave their snapshots, erased-user stands where the user was the reviewed author, the reviewed user or the reviewer, and a reviewed message's text goes with messages=delete. Works in batches; if interrupted, calling it again finishes. An unknown user is a 404.
          */
         delete: {
             parameters: {
@@ -17011,7 +22454,7 @@ export interface paths {
         };
         /**
          * Export a user's data
-         * @description Answers one JSON document with everything Parley holds about the user (profile, memberships, messages, reactions, posts, comments, flags, tray records), written as it is read, so a long history streams. Never tokens or the password hash. An unknown user is a 404.
+         * @description Answers one JSON document with everything Parley holds about the user (profile, memberships, messages, reactions, posts, comments, flags raised with their reasons, the moderation queue's reviews about the user, tray records), written as it is read, so a long history streams. Never tokens or the password hash. An unknown user is a 404.
          */
         get: {
             parameters: {
@@ -17072,8 +22515,33 @@ export interface paths {
                          *       "posts": [],
                          *       "comments": [],
                          *       "postReactions": [],
-                         *       "messageFlags": [],
+                         *       "messageFlags": [
+                         *         {
+                         *           "messageId": "67d3f5a5e4b0a1c2d3e4f503",
+                         *           "reason": "Off topic",
+                         *           "createdAt": "2025-01-06T08:02:00.000Z"
+                         *         }
+                         *       ],
                          *       "userFlags": [],
+                         *       "moderationReviews": [
+                         *         {
+                         *           "reviewId": "67d3f9c1e4b0a1c2d3e4f5a0",
+                         *           "targetType": "user",
+                         *           "targetId": "alice",
+                         *           "channelId": null,
+                         *           "decision": "dismiss",
+                         *           "authorAction": null,
+                         *           "note": "Misunderstanding",
+                         *           "message": null,
+                         *           "flags": [
+                         *             {
+                         *               "reason": "Spam",
+                         *               "createdAt": "2025-01-07T09:40:02.114Z"
+                         *             }
+                         *           ],
+                         *           "createdAt": "2025-01-07T10:02:41.907Z"
+                         *         }
+                         *       ],
                          *       "trayRecords": []
                          *     }
                          */
@@ -17094,7 +22562,7 @@ export interface paths {
                             exportedAt: string;
                             /** @enum {string} */
                             format: "parley.user-export/1";
-                            /** @description Messages the user flagged */
+                            /** @description Messages the user flagged: messageId, reason (null when they gave none), createdAt */
                             messageFlags: {
                                 [key: string]: unknown;
                             }[];
@@ -17104,6 +22572,10 @@ export interface paths {
                             }[];
                             /** @description The user's messages as message records, deleted ones included */
                             messages: {
+                                [key: string]: unknown;
+                            }[];
+                            /** @description The moderation queue's reviews about the user (of them as a flagged user, or of a message they wrote), as GET /api/v2/moderation/reviews lists them without the reviewer and with each flag's reason and time but not who flagged */
+                            moderationReviews: {
                                 [key: string]: unknown;
                             }[];
                             /** @description Reactions the user gave to posts */
@@ -17122,7 +22594,7 @@ export interface paths {
                             trayRecords: {
                                 [key: string]: unknown;
                             }[];
-                            /** @description Users the user flagged */
+                            /** @description Users the user flagged: userId, reason (null when they gave none), createdAt */
                             userFlags: {
                                 [key: string]: unknown;
                             }[];
@@ -17349,7 +22821,287 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The flags a user received
+         * @description Lists the flags other users raised on the user and not yet cleared (by DELETE /api/v2/users/{userId}/flags or a review of the moderation queue), newest first: the flagger, their reason and when. An unknown user is a 404; a page token continues only its own user's list.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size; default 20 */
+                    limit?: number;
+                    /** @description paging.next or paging.prev of an earlier answer */
+                    pageToken?: string;
+                };
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the flags a user received, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "flags": [
+                         *         {
+                         *           "flagger": {
+                         *             "userId": "bob",
+                         *             "displayName": "Bob Stone"
+                         *           },
+                         *           "reason": "Spams every channel",
+                         *           "createdAt": "2025-03-02T09:12:00.000Z"
+                         *         }
+                         *       ],
+                         *       "paging": {
+                         *         "next": null,
+                         *         "prev": null
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Newest first */
+                            flags: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the flag was raised
+                                 */
+                                createdAt: string;
+                                flagger: {
+                                    /** @description '' when the flagger has none (or no longer exists) */
+                                    displayName: string;
+                                    userId: string;
+                                };
+                                /** @description What the flagger wrote; null when they wrote nothing */
+                                reason: string | null;
+                            }[];
+                            /**
+                             * @description Page tokens
+                             * @example {
+                             *       "next": "eyJhIjoxMjgwfQ.x3Jf",
+                             *       "prev": null
+                             *     }
+                             */
+                            paging: {
+                                /** @description Token of the next page (options.token); null on the last page */
+                                next: string | null;
+                                /** @description Token of the previous page; null on the first page */
+                                prev: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         post?: never;
         /**
@@ -17649,6 +23401,359 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/users/{userId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's messages across channels
+         * @description Lists the user's messages in every channel, newest first, deleted ones included, with the names of their channels. No index leads from an author to their messages (every message create would write into it), so each page walks the messages of all users from newest to oldest, over at most 20,000 messages below where the previous page stopped, and keeps the user's: the cost is bounded per page, not per user, and a user with few messages among many takes more pages. A page may hold fewer messages than limit, even none, while paging.next continues the walk; paging.next is null only once the walk reached the oldest message. scannedTo is the time of the oldest message the page examined ("searched back to"). An unknown user is a 404; a page token continues only its own user's list.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size; default 20 */
+                    limit?: number;
+                    /** @description paging.next or paging.prev of an earlier answer */
+                    pageToken?: string;
+                };
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of a user's messages across channels, newest first, and how far back the search went */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "messages": [
+                         *         {
+                         *           "messageId": "67d3f5a5e4b0a1c2d3e4f501",
+                         *           "channelId": "general",
+                         *           "userId": "alice",
+                         *           "type": "text",
+                         *           "data": {
+                         *             "text": "Standup moved to 10:30 today."
+                         *           },
+                         *           "tags": [
+                         *             "announcement"
+                         *           ],
+                         *           "parentId": null,
+                         *           "childrenNumber": 2,
+                         *           "channelSegment": 1280,
+                         *           "isDeleted": false,
+                         *           "fileId": null,
+                         *           "flagCount": 0,
+                         *           "reactions": {
+                         *             "like": 3,
+                         *             "heart": 1
+                         *           },
+                         *           "reactionsCount": 4,
+                         *           "editedAt": null,
+                         *           "createdAt": "2025-03-14T09:26:53.589Z",
+                         *           "updatedAt": "2025-03-14T09:31:12.004Z",
+                         *           "topicId": null
+                         *         }
+                         *       ],
+                         *       "channels": [
+                         *         {
+                         *           "channelId": "general",
+                         *           "displayName": "General"
+                         *         }
+                         *       ],
+                         *       "scannedTo": "2025-03-12T16:40:02.114Z",
+                         *       "paging": {
+                         *         "next": "eyJpIjoiNjdkMWNiMjI1ZjNhMWIyYzRkMDAwMDAxIn0.x3Jf",
+                         *         "prev": null
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The channels of these messages, each once */
+                            channels: {
+                                channelId: string;
+                                /** @description '' when the channel has none */
+                                displayName: string;
+                            }[];
+                            /** @description Newest first, in every channel; deleted ones included (isDeleted, data emptied). Fewer than limit, even none, while paging.next is not null */
+                            messages: {
+                                channelId: string;
+                                /** @description The message's 1-based sequence number inside its channel */
+                                channelSegment: number;
+                                /** @description Comments on this message that are not deleted */
+                                childrenNumber: number;
+                                /**
+                                 * Format: date-time
+                                 * @description When the message was sent
+                                 */
+                                createdAt: string;
+                                /** @description By type: text {text}; image {caption, fileId}; file {fileId, fileName, contentType, size}; custom: the sender's own object. {} once deleted */
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description When the message was edited; null when it never was (no surface edits messages) */
+                                editedAt: string | null;
+                                /** @description The uploaded image or file of an image or file message; null otherwise and once deleted */
+                                fileId: string | null;
+                                /** @description How many users flagged the message */
+                                flagCount: number;
+                                isDeleted: boolean;
+                                messageId: string;
+                                /** @description The message this one comments on; null for a top-level message */
+                                parentId: string | null;
+                                /** @description How many reactions of each name the message has */
+                                reactions: {
+                                    [key: string]: number;
+                                };
+                                /** @description All reactions on the message */
+                                reactionsCount: number;
+                                tags: string[];
+                                /** @description Parley's addition: the message's topic inside the channel (the bot API's tid); null for the main topic */
+                                topicId: string | null;
+                                /** @description 'text', 'custom', 'image' or 'file' */
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the message last changed (edit, delete, comments, reactions)
+                                 */
+                                updatedAt: string;
+                                /** @description The author */
+                                userId: string;
+                            }[];
+                            paging: {
+                                /** @description Token that searches on below the last message examined; null once the search reached the oldest message */
+                                next: string | null;
+                                /** @description Always null: the search goes towards older messages only */
+                                prev: null;
+                            };
+                            /** @description null when the search reached the oldest message */
+                            scannedTo: string | null;
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -19325,6 +25430,336 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/users/{userId}/tray": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's notification tray
+         * @description Answers the user's notification records exactly as GET /notifications/history renders them for that user (description, actors, target, read state) with their last-read time, newest first, a page at a time. Only reads: the user's read marks and last-read time do not change. An unknown user is a 404; 403 while the tray is not enabled on this server.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size; default 10 */
+                    limit?: number;
+                    /** @description paging.next or paging.prev of an earlier answer */
+                    pageToken?: string;
+                };
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of a user's notification tray, the records as /notifications/history renders them for that user */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "data": [
+                         *         {
+                         *           "description": "Sara Janes likes your post in Noomers over 50",
+                         *           "networkId": "acme",
+                         *           "userId": "alice",
+                         *           "verb": "like",
+                         *           "targetId": "67d3f5a5e4b0a1c2d3e4f550",
+                         *           "targetGroup": "1741802651402",
+                         *           "targetType": "post",
+                         *           "imageUrl": "https://chat.example.com/file/view/67d3f5a5e4b0a1c2d3e4f521?size=large",
+                         *           "hasRead": false,
+                         *           "lastUpdate": 1741802663640,
+                         *           "actors": [
+                         *             {
+                         *               "id": "sara",
+                         *               "name": "Sara Janes"
+                         *             }
+                         *           ],
+                         *           "actorsCount": 1
+                         *         }
+                         *       ],
+                         *       "lastRead": {
+                         *         "ch_uid": "5f1c0e9a2b7d4c3e8a6f0b12",
+                         *         "netid_uid": "acme_alice",
+                         *         "lastReadDate": 1741700000000
+                         *       },
+                         *       "paging": {
+                         *         "next": "eyJiIjoxNzQxODAyNjYzNjQwfQ.x3Jf",
+                         *         "prev": null
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Latest first */
+                            data: {
+                                /** @description At most 3, latest first */
+                                actors: {
+                                    id: string;
+                                    name: string;
+                                }[];
+                                /** @description Distinct actors in the record */
+                                actorsCount: number;
+                                /** @description The sentence to show, e.g. "John Doe, Sara Janes and 10 others posted in Summer Collection" */
+                                description: string;
+                                /** @description Whether the reader marked the record read since its lastUpdate */
+                                hasRead: boolean;
+                                /** @description The latest actor's avatar (large); '' when they have none */
+                                imageUrl: string;
+                                /** @description The latest activity the reader sees, ms; unique within the tray, so it pages with searchAfter */
+                                lastUpdate: number;
+                                networkId: string;
+                                /** @description The record's 10-day window: its start in ms, as a string */
+                                targetGroup: string;
+                                /** @description The community of a post record; the post of a comment or like record */
+                                targetId: string;
+                                /** @description 'community' or 'post' */
+                                targetType: string;
+                                /** @description The reader: whose tray this is */
+                                userId: string;
+                                /**
+                                 * @description 'post' (someone posted in a community of the reader), 'comment' or 'like' (on the reader's post)
+                                 * @enum {string}
+                                 */
+                                verb: "post" | "comment" | "like";
+                            }[];
+                            lastRead: {
+                                /** @description An opaque, stable id of the reader's tray */
+                                ch_uid: string;
+                                /** @description When the reader last marked the whole tray read (ms); null if never */
+                                lastReadDate: number | null;
+                                /** @description <networkId>_<userId> */
+                                netid_uid: string;
+                            };
+                            paging: {
+                                /** @description Token of the next page, of older records; null on the last page */
+                                next: string | null;
+                                /** @description Always null: the tray pages towards older records only */
+                                prev: null;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is malformed or names an unknown value */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token is missing, invalid or expired */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The token may not do this */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description What the request names does not exist */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description A field is missing or out of its bounds */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Too many requests; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/users/ban": {
         parameters: {
             query?: never;
@@ -19336,7 +25771,7 @@ export interface paths {
         put?: never;
         /**
          * Ban a user globally
-         * @description Bans the user from the whole network and revokes every login session, grant and access token they hold: an unban restores none of them. An unknown user is a 404.
+         * @description Bans the user from the whole network and revokes every login session, grant and access token they hold: an unban restores none of them. With `minutes` the ban is lifted that many minutes from now (within a minute of its end); without, it lasts until an unban. Either way this ban replaces the end of an earlier timed one, whoever set it (a review of the moderation queue included). An unknown user is a 404; minutes outside 1 to 525600 a 422.
          */
         post: {
             parameters: {
@@ -19347,20 +25782,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    /**
-                     * @example {
-                     *       "userId": "alice"
-                     *     }
-                     */
                     "application/json": {
+                        /** @description How long the ban lasts, in minutes (1 to 525600, a year); absent: until an unban */
+                        minutes?: number;
                         userId: string;
                     };
-                    /**
-                     * @example {
-                     *       "userId": "alice"
-                     *     }
-                     */
                     "application/x-www-form-urlencoded": {
+                        /** @description How long the ban lasts, in minutes (1 to 525600, a year); absent: until an unban */
+                        minutes?: number;
                         userId: string;
                     };
                 };
@@ -19634,7 +26063,7 @@ export interface paths {
         put?: never;
         /**
          * Lift a global ban
-         * @description Lifts the global ban; what the ban revoked stays revoked (the user signs in again). An unknown user is a 404; a user who is not banned a 409 (400316).
+         * @description Lifts the global ban, a timed one included (its scheduled lift is then cancelled); what the ban revoked stays revoked (the user signs in again). An unknown user is a 404; a user who is not banned a 409 (400316).
          */
         post: {
             parameters: {
@@ -30620,7 +37049,7 @@ export interface paths {
         put?: never;
         /**
          * Flag someone else's message (once per flagger)
-         * @description Flags the message for moderators; flagging it again changes nothing. 403 (400301) for a caller who is not a member of the channel; 404 for a missing or deleted message. 400 for the caller's own message.
+         * @description Flags the message for moderators, with an optional reason they read in the moderation queue; the body may be absent or empty. Flagging it again changes nothing, its first reason included. 403 (400301) for a caller who is not a member of the channel; 404 for a missing or deleted message. 400 for the caller's own message; 422 for a reason that is empty once trimmed or over 500 characters.
          */
         post: {
             parameters: {
@@ -30632,7 +37061,18 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Why the caller flags, for the moderators (1-500 characters, trimmed; whitespace alone is refused) */
+                        reason?: string;
+                    };
+                    "application/x-www-form-urlencoded": {
+                        /** @description Why the caller flags, for the moderators (1-500 characters, trimmed; whitespace alone is refused) */
+                        reason?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description The flag and the count */
                 200: {
@@ -30746,6 +37186,35 @@ export interface paths {
                 };
                 /** @description What the request names does not exist */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The body or an upload is too large */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -33726,7 +40195,7 @@ export interface paths {
         put?: never;
         /**
          * Flag a user (once per flagger)
-         * @description Reports a user to the operators; the user's flagCount counts distinct flaggers.
+         * @description Reports a user to the operators, with an optional reason they read in the moderation queue; the body may be absent or empty. The user's flagCount counts distinct flaggers; flagging again changes nothing, its first reason included. 400 for oneself, 404 for an unknown user, 422 for a reason that is empty once trimmed or over 500 characters.
          */
         post: {
             parameters: {
@@ -33738,7 +40207,18 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Why the caller flags, for the moderators (1-500 characters, trimmed; whitespace alone is refused) */
+                        reason?: string;
+                    };
+                    "application/x-www-form-urlencoded": {
+                        /** @description Why the caller flags, for the moderators (1-500 characters, trimmed; whitespace alone is refused) */
+                        reason?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description The flag is counted once per flagger */
                 200: {
@@ -33849,6 +40329,35 @@ export interface paths {
                 };
                 /** @description What the request names does not exist */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The error code of the catalogue (400100, 400400, 500000, ...) */
+                            code: number;
+                            data: {
+                                /** @description The problems as readable sentences, each naming its field (`body.userId: is required`, `querystring.limit: must be at most 100`); empty when there are none. A list of strings, as the original service's typed clients decode it */
+                                detail: string[];
+                                /** @description The same problems as `detail`, one per field, for programs to read; the original's clients ignore this key */
+                                fields?: {
+                                    /** @description Where the problem is: `body.userIds[3]`, `querystring.limit` */
+                                    field: string;
+                                    /** @description What is wrong there */
+                                    message: string;
+                                }[];
+                            };
+                            /** @description OAuth endpoints only: the RFC 6749 error code */
+                            error?: string;
+                            error_description?: string;
+                            message: string;
+                            /** @enum {string} */
+                            status: "error";
+                        };
+                    };
+                };
+                /** @description The body or an upload is too large */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -7,6 +7,7 @@ import { hashToken } from '../../tokens/tokens.service.js';
 import type { UserRow } from '../../users/users.types.js';
 import type { ClientsService, OAuthClient } from '../clients.service.js';
 import { createGrantsStore } from '../grants.store.js';
+import { signsIn } from '../login.service.js';
 import type { SessionRow } from '../sessions.store.js';
 import type { FindUser } from '../token/signin-user.js';
 import { type AuthorizationParameters, normalizedQuery } from './parameters.js';
@@ -72,11 +73,11 @@ export function createAuthorizeService(deps: {
     checkIdTokenHint(issuer),
   ];
 
-  /** The session's user, if they may still sign in: a person (not a bot or admin) who is not banned. */
+  /** The session's user, if they may still sign in: a person (not a bot) who is not banned. */
   async function userOf(session: SessionRow | null): Promise<UserRow | null> {
     if (session === null) return null;
     const user = await deps.findUser(session.user_id);
-    return user && user.kind === 'user' && user.is_global_ban === 0 ? user : null;
+    return user && signsIn(user) && user.is_global_ban === 0 ? user : null;
   }
 
   function needsLogin(request: AuthorizeRequest, session: SessionRow, justAuthenticated: boolean): boolean {

@@ -1,0 +1,117 @@
+import { Button, Center, Loader, Stack } from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type ComponentType, useEffect } from 'react';
+import { Redirect, Route, Router, Switch } from 'wouter';
+import { api, call } from './api/client.js';
+import { homePath, maySee, type ScreenId } from './auth/screens.js';
+import { SessionProvider, useSession, useSignedIn } from './auth/session.js';
+import { BASE_PATH, clearCredentials } from './auth/tokens.js';
+import { AppFrame } from './components/AppFrame.js';
+import { ErrorNote } from './components/ErrorNote.js';
+import { Page } from './components/Page.js';
+import { AppsScreen } from './screens/AppsScreen.js';
+import { CallbackScreen } from './screens/CallbackScreen.js';
+import { ChannelsScreen } from './screens/ChannelsScreen.js';
+import { LoginScreen } from './screens/LoginScreen.js';
+import { OverviewScreen } from './screens/OverviewScreen.js';
+import { QueueScreen } from './screens/QueueScreen.js';
+import { RolesScreen } from './screens/RolesScreen.js';
+import { RulesScreen } from './screens/RulesScreen.js';
+import { TrayScreen } from './screens/TrayScreen.js';
+import { UsersScreen } from './screens/UsersScreen.js';
+
+/** A screen behind its right: someone without it sees why, not an empty page. */
+function guarded(screen: ScreenId, Screen: ComponentType) {
+  return function Guarded() {
+    const session = useSession();
+    if (!maySee(session, screen)) return <Page title="Not available">You do not have the right to open this screen.</Page>;
+    return <Screen />;
+  };
+}
+
+const Queue = guarded('queue', QueueScreen);
+const Users = guarded('users', UsersScreen);
+const Channels = guarded('channels', ChannelsScreen);
+const Rules = guarded('rules', RulesScreen);
+const Roles = guarded('roles', RolesScreen);
+const Apps = guarded('apps', AppsScreen);
+const Overview = guarded('overview', OverviewScreen);
+const Tray = guarded('tray', TrayScreen);
+
+function Home() {
+  const path = homePath(useSession());
+  if (path === null) return <Page title="Nothing to show">Your account holds none of the rights the console's screens need.</Page>;
+  return <Redirect to={path} replace />;
+}
+
+function SignedInScreens() {
+  return (
+    <AppFrame>
+      <Switch>
+        <Route path="/" component={Home} />
+        <Route path="/queue" component={Queue} />
+        <Route path="/users/:userId?" component={Users} />
+        <Route path="/channels/:channelId?" component={Channels} />
+        <Route path="/rules" component={Rules} />
+        <Route path="/roles" component={Roles} />
+        <Route path="/apps" component={Apps} />
+        <Route path="/overview" component={Overview} />
+        <Route path="/tray" component={Tray} />
+        <Route>
+          <Page title="Page not found">There is no screen at this address.</Page>
+        </Route>
+      </Switch>
+    </AppFrame>
+  );
+}
+
+/** Loads GET /api/v2/me, then opens the screens the person may see. */
+function SignedIn() {
+  const me = useQuery({ queryKey: ['me'], queryFn: () => call(api.GET('/api/v2/me')), staleTime: 60_000 });
+  if (me.isPending) {
+    return (
+      <Center h="100vh">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  }
+  if (me.error) {
+    return (
+      <Center h="100vh" p="md">
+        <Stack maw={480}>
+          <ErrorNote error={me.error} title="Could not load your account" />
+          <Button onClick={clearCredentials}>Back to sign-in</Button>
+        </Stack>
+      </Center>
+    );
+  }
+  return (
+    <SessionProvider me={me.data}>
+      <SignedInScreens />
+    </SessionProvider>
+  );
+}
+
+function Gate() {
+  const signedIn = useSignedIn();
+  const queryClient = useQueryClient();
+  // What was loaded for one credential is never shown to the next.
+  useEffect(() => {
+    if (!signedIn) queryClient.clear();
+  }, [signedIn, queryClient]);
+  return (
+    <Switch>
+      <Route path="/login" component={LoginScreen} />
+      <Route path="/callback" component={CallbackScreen} />
+      <Route>{signedIn ? <SignedIn /> : <Redirect to="/login" replace />}</Route>
+    </Switch>
+  );
+}
+
+export function App() {
+  return (
+    <Router base={BASE_PATH}>
+      <Gate />
+    </Router>
+  );
+}

@@ -1,0 +1,66 @@
+import { Button, Group, Paper, Stack, TagsInput, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ErrorNote } from '../../components/ErrorNote.js';
+import { channelKeys, type OutgoingMessage, sendMessage } from './api.js';
+
+/** "Send as admin": a text message from the signed-in admin's account, optionally as a comment of a message. */
+export function SendMessage({ channelId }: { channelId: string }) {
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<Omit<OutgoingMessage, 'channelId'>>({ text: '', tags: [], parentId: '' });
+  const set = (change: Partial<typeof draft>) => setDraft((current) => ({ ...current, ...change }));
+  const send = useMutation({
+    mutationFn: (input: OutgoingMessage) => sendMessage(input),
+    onSuccess: async (_answer, input) => {
+      // Only the text goes: the tags and parent stay for the next message.
+      setDraft((current) => ({ ...current, text: '' }));
+      const parentId = input.parentId === null || input.parentId.trim() === '' ? null : input.parentId.trim();
+      await queryClient.invalidateQueries({ queryKey: channelKeys.messages(channelId, parentId) });
+    },
+  });
+
+  return (
+    <Paper withBorder p="md">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          send.mutate({ ...draft, channelId });
+        }}
+      >
+        <Stack gap="sm">
+          <Title order={2} size="h4">
+            Send as admin
+          </Title>
+          <Text size="sm" c="dimmed">
+            The message is posted from the account you signed in with; with an admin token, from the server's admin account.
+          </Text>
+          <Group gap="sm" align="flex-start" wrap="wrap">
+            <TextInput
+              label="Comment on message ID"
+              description="Empty: a top-level message"
+              value={draft.parentId ?? ''}
+              onChange={(event) => set({ parentId: event.currentTarget.value })}
+              style={{ flex: '1 1 12rem' }}
+            />
+            <TagsInput label="Tags" value={draft.tags} onChange={(tags) => set({ tags })} style={{ flex: '1 1 12rem' }} />
+          </Group>
+          <Textarea
+            label="Message text"
+            autosize
+            minRows={2}
+            maxRows={10}
+            maxLength={20000}
+            value={draft.text}
+            onChange={(event) => set({ text: event.currentTarget.value })}
+          />
+          <ErrorNote error={send.error} title="The message was not sent" />
+          <Group justify="flex-end">
+            <Button type="submit" loading={send.isPending} disabled={draft.text.trim() === ''}>
+              Send message
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}

@@ -1,0 +1,230 @@
+import type { Clock } from '../../clock.js';
+import { AppError } from '../../shared/errors.js';
+import { filterFields, filtersOfPage, type PageTokens, type Paging } from '../../shared/paging.js';
+import type { Executor } from '../../storage/database.js';
+import { actorMay, type AdminActor, requireActorMay } from '../roles/admin-actor.js';
+import type { Permission } from '../roles/permissions.js';
+import { conversationScopeOf, createReviewActions, type ReviewDeps } from './queue.reviews.js';
+import { type ConversationScope, createQueueStore, type KeysetCursor, type QueueStore } from './queue.store.js';
+import type { MessageReviewInput, OpenMessage, OpenUser, QueueSummary, Reviewer, ReviewRow, TargetType, UserReviewInput } from './queue.types.js';
+
+export interface PageInput {
+  pageToken?: string;
+  limit?: number;
+}
+
+export const DEFAULT_PAGE_SIZE = 25;
+
+/** The permissions any of which lets an actor see the queue and dismiss flags. */
+const MODERATION_PERMISSIONS: readonly Permission[] = ['DELETE_MESSAGE', 'BAN_USER', 'BAN_USER_FROM_CHANNEL', 'MUTE_USER_INSIDE_CHANNEL'];
+
+/** 403 / 400301 unless the actor holds one of the moderation permissions. */
+export function requireModerator(actor: AdminActor): void {
+  if (!MODERATION_PERMISSIONS.some((permission) => actorMay(actor, permission))) {
+    throw new AppError('permissionDenied', `One of the permissions ${MODERATION_PERMISSIONS.join(', ')} is required.`);
+  }
+}
+
+/** Each action of a message review needs its own permission, checked before anything is done. */
+function requireMayReviewMessage(actor: AdminActor, input: MessageReviewInput): void {
+  requireModerator(actor);
+  if (input.decision === 'delete') requireActorMay(actor, 'DELETE_MESSAGE');
+  const action = input.author?.action;
+  if (action === 'mute') requireActorMay(actor, 'MUTE_USER_INSIDE_CHANNEL');
+  if (action === 'ban') requireActorMay(actor, 'BAN_USER_FROM_CHANNEL');
+  if (action === 'globalBan') requireActorMay(actor, 'BAN_USER');
+}
+
+function requireMayReviewUser(actor: AdminActor, input: UserReviewInput): void {
+  requireModerator(actor);
+  if (input.decision === 'globalBan') requireActorMay(actor, 'BAN_USER');
+  if (input.decision === 'dismiss' && input.minutes !== undefined) {
+    const message = 'applies to decision globalBan only';
+    throw new AppError('parameters', `minutes ${message}.`, { detail: [{ field: 'body.minutes', message }] });
+  }
+}
+
+/** Which list a page token continues: the open messages (m), the open users (u), or reviews (r) of a type or both. */
+interface QueueFilters extends Record<string, unknown> {
+  k: 'm' | 'u' | 'r';
+  t: TargetType | null;
+}
+
+/** A page token: the item to continue from (its time and id), the way, the page size and the filters' key. */
+interface QueueCursor extends Record<string, unknown> {
+  a: number;
+  i: string;
+  d: 'n' | 'p';
+  n: number;
+  f: string;
+  q?: unknown;
+}
+
+const isQueueCursor = (value: Record<string, unknown>): value is QueueCursor =>
+  Number.isSafeInteger(value.a) &&
+  typeof value.i === 'string' &&
+  (value.d === 'n' || value.d === 'p') &&
+  Number.isInteger(value.n) &&
+  typeof value.f === 'string';
+
+/** Filters of the same list only: a token of the users queue never continues the messages queue. */
+const filtersOfKind =
+  (kind: QueueFilters['k']) =>
+  (value: unknown): value is QueueFilters => {
+    const v = value as Partial<QueueFilters> | null;
+    return v !== null && typeof v === 'object' && v.k === kind && (v.t === null || v.t === 'message' || v.t === 'user');
+  };
+
+/**
+ * One keyset page of a list newest first, as the other admin lists page (audit.service.ts): `fetch`
+ * answers up to limit + 1 items after the cursor; `keyOf` gives an item's (time, id).
+ */
+async function keysetPage<T>(
+  pageTokens: PageTokens,
+  input: PageInput,
+  requested: QueueFilters,
+  fetch: (limit: number, cursor: KeysetCursor | null, filters: QueueFilters) => Promise<T[]>,
+  keyOf: (item: T) => { at: number; id: string },
+): Promise<{ items: T[]; paging: Paging }> {
+  const cursor = input.pageToken ? pageTokens.decode(input.pageToken, isQueueCursor) : null;
+  const filters = filtersOfPage(requested, { k: requested.k, t: null }, cursor, filtersOfKind(requested.k));
+  const limit = input.limit ?? cursor?.n ?? DEFAULT_PAGE_SIZE;
+  const backwards = cursor?.d === 'p';
+  const fetched = await fetch(limit, cursor === null ? null : { at: cursor.a, id: cursor.i, older: !backwards }, filters);
+  const hasMore = fetched.length > limit;
+  const items = backwards ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);
+  const first = items[0];
+  const last = items[items.length - 1];
+  const carried = filterFields(filters);
+  const tokenOf = (item: T, d: 'n' | 'p') => pageTokens.encode({ a: keyOf(item).at, i: keyOf(item).id, d, n: limit, ...carried });
+  return {
+    items,
+    paging: {
+      next: last && (backwards || hasMore) ? tokenOf(last, 'n') : null,
+      prev: first && (backwards ? hasMore : cursor !== null) ? tokenOf(first, 'p') : null,
+    },
+  };
+}
+
+/** The rows behind a page of flagged messages: the messages, their channels' names, authors and flags. */
+async function openMessagesOf(store: QueueStore, scope: ConversationScope, limit: number, cursor: KeysetCursor | null): Promise<OpenMessage[]> {
+  const targets = await store.flaggedPage('message', scope, limit, cursor);
+  const ids = targets.map((target) => target.id);
+  const rows = new Map((await store.messagesByIds(ids)).map((row) => [row.id, row]));
+  const live = [...rows.values()];
+  const [channels, authors, flags] = await Promise.all([
+    store.channelNames([...new Set(live.map((row) => row.channel_id))]),
+    store.usersByIds([...new Set(live.map((row) => row.user_id))]),
+    store.flagsOf('message', ids),
+  ]);
+  const authorById = new Map(authors.map((user) => [user.id, user]));
+  return targets.flatMap((target) => {
+    const row = rows.get(target.id);
+    if (!row) return [];
+    const channelDisplayName = channels.get(row.channel_id) ?? '';
+    return [
+      {
+        row,
+        channelDisplayName,
+        author: authorById.get(row.user_id),
+        flagCount: target.flagCount,
+        flags: flags.get(target.id) ?? [],
+        lastFlaggedAt: target.lastAt,
+      },
+    ];
+  });
+}
+
+async function openUsersOf(store: QueueStore, limit: number, cursor: KeysetCursor | null): Promise<OpenUser[]> {
+  const targets = await store.flaggedPage('user', 'all', limit, cursor);
+  const ids = targets.map((target) => target.id);
+  const [users, flags] = await Promise.all([store.usersByIds(ids), store.flagsOf('user', ids)]);
+  const userById = new Map(users.map((user) => [user.id, user]));
+  return targets.flatMap((target) => {
+    const user = userById.get(target.id);
+    return user ? [{ user, flagCount: target.flagCount, flags: flags.get(target.id) ?? [], lastFlaggedAt: target.lastAt }] : [];
+  });
+}
+
+export interface ModerationQueueDeps extends ReviewDeps {
+  db: Executor;
+  clock: Clock;
+  pageTokens: PageTokens;
+}
+
+/**
+ * The moderation queue of the admin API: the flagged messages and users waiting for review, newest
+ * flag first; reviews that dismiss the flags or act on them (delete the message, mute or ban its
+ * author, ban a user) and record what was decided. The bans a review sets for a time are lifted by
+ * modules/bans. Every call takes the admin API's actor: seeing the queue needs one of the moderation
+ * permissions, and each action its own.
+ */
+export function createModerationQueueService(deps: ModerationQueueDeps) {
+  const store = createQueueStore(deps.db);
+  const reviews = createReviewActions(deps);
+
+  const reviewKey = (row: ReviewRow) => ({ at: row.created_at, id: row.id });
+
+  return {
+    async openMessages(actor: AdminActor, input: PageInput): Promise<{ items: OpenMessage[]; paging: Paging }> {
+      requireModerator(actor);
+      return keysetPage(
+        deps.pageTokens,
+        input,
+        { k: 'm', t: null },
+        (limit, cursor) => openMessagesOf(store, conversationScopeOf(actor), limit, cursor),
+        (item) => ({
+          at: item.lastFlaggedAt,
+          id: item.row.id,
+        }),
+      );
+    },
+
+    async openUsers(actor: AdminActor, input: PageInput): Promise<{ items: OpenUser[]; paging: Paging }> {
+      requireModerator(actor);
+      return keysetPage(
+        deps.pageTokens,
+        input,
+        { k: 'u', t: null },
+        (limit, cursor) => openUsersOf(store, limit, cursor),
+        (item) => ({
+          at: item.lastFlaggedAt,
+          id: item.user.id,
+        }),
+      );
+    },
+
+    /** The reviews made, newest first, of one target type or both. */
+    async reviews(actor: AdminActor, targetType: TargetType | null, input: PageInput): Promise<{ items: ReviewRow[]; paging: Paging }> {
+      requireModerator(actor);
+      const scope = conversationScopeOf(actor);
+      return keysetPage(
+        deps.pageTokens,
+        input,
+        { k: 'r', t: targetType },
+        (limit, cursor, filters) => store.reviewsPage(filters.t, scope, limit, cursor),
+        reviewKey,
+      );
+    },
+
+    /** What the queue holds for this actor: counts over the open flag rows, cheap enough to poll every few seconds. */
+    async summary(actor: AdminActor): Promise<QueueSummary> {
+      requireModerator(actor);
+      const [messages, users] = await Promise.all([store.openCount('message', conversationScopeOf(actor)), store.openCount('user', 'all')]);
+      const times = [messages.latest, users.latest].filter((at): at is number => at !== null);
+      return { openMessages: messages.count, openUsers: users.count, latestFlagAt: times.length === 0 ? null : Math.max(...times) };
+    },
+
+    async reviewMessage(reviewer: Reviewer, messageId: string, input: MessageReviewInput): Promise<ReviewRow> {
+      requireMayReviewMessage(reviewer.actor, input);
+      return reviews.reviewMessage(reviewer, messageId, input);
+    },
+
+    async reviewUser(reviewer: Reviewer, userId: string, input: UserReviewInput): Promise<ReviewRow> {
+      requireMayReviewUser(reviewer.actor, input);
+      return reviews.reviewUser(reviewer, userId, input);
+    },
+  };
+}
+
+export type ModerationQueueService = ReturnType<typeof createModerationQueueService>;
