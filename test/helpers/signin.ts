@@ -4,6 +4,21 @@ import type { LightMyRequestResponse } from 'fastify';
 import { adminClient } from './admin.js';
 import type { TestApp } from './test-app.js';
 
+/** Cookies from a response, as a Cookie header value merged over the given one. */
+export function mergeCookies(previous: string, response: LightMyRequestResponse): string {
+  const jar = new Map(
+    previous
+      .split('; ')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => pair.split('=') as [string, string]),
+  );
+  for (const cookie of response.cookies as Array<{ name: string; value: string }>) {
+    if (cookie.value === '') jar.delete(cookie.name);
+    else jar.set(cookie.name, cookie.value);
+  }
+  return [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+}
+
 /** Sign-in helpers shared by the identity tests: users with passwords, clients, a browser-like login. */
 export function signInClient(t: TestApp) {
   const admin = adminClient(t);
@@ -22,21 +37,6 @@ export function signInClient(t: TestApp) {
     if (response.statusCode !== 200) throw new Error(`create client: ${response.statusCode} ${response.body}`);
     const json = response.json() as { clientId: string; clientSecret: string | null; redirectUris: string[]; postLogoutRedirectUris: string[] };
     return { ...json, redirectUri: json.redirectUris[0] as string };
-  }
-
-  /** Cookies from a response, as a Cookie header value merged over the given one. */
-  function mergeCookies(previous: string, response: LightMyRequestResponse): string {
-    const jar = new Map(
-      previous
-        .split('; ')
-        .filter((pair) => pair.includes('='))
-        .map((pair) => pair.split('=') as [string, string]),
-    );
-    for (const cookie of response.cookies as Array<{ name: string; value: string }>) {
-      if (cookie.value === '') jar.delete(cookie.name);
-      else jar.set(cookie.name, cookie.value);
-    }
-    return [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
   }
 
   function csrfOf(html: string): string {

@@ -1,25 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { mergeCookies } from '../../helpers/signin.js';
 
 /**
  * The console's sign-in as the browser app does it: the login page, the authorization-code flow with
  * PKCE as the public client parley-console, and the token exchange. Works on any built app.
  */
 export const CONSOLE_CLIENT_ID = 'parley-console';
-
-function mergeCookies(previous: string, response: LightMyRequestResponse): string {
-  const jar = new Map(
-    previous
-      .split('; ')
-      .filter((pair) => pair.includes('='))
-      .map((pair) => pair.split('=') as [string, string]),
-  );
-  for (const cookie of response.cookies as Array<{ name: string; value: string }>) {
-    if (cookie.value === '') jar.delete(cookie.name);
-    else jar.set(cookie.name, cookie.value);
-  }
-  return [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
-}
 
 /** Signs in on /login and answers the session cookie. */
 export async function loginCookie(app: FastifyInstance, username: string, password: string): Promise<string> {
