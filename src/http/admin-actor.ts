@@ -26,6 +26,8 @@ export interface ConsoleAdmissionDeps {
   findUser(userId: string): Promise<UserRow | undefined>;
   /** The permissions the user holds through global roles. */
   globalPermissionsOf(userId: string): Promise<ReadonlySet<Permission>>;
+  /** Throws when the route is not for this actor (the surface's table of who may call what). */
+  authorizeRoute(request: FastifyRequest): void;
 }
 
 /**
@@ -59,5 +61,6 @@ export function admitConsoleUser(deps: ConsoleAdmissionDeps): AdmitOther {
     }
     request.principal = principal;
     request.adminActor = actor;
+    deps.authorizeRoute(request);
   };
 }

@@ -151,19 +151,22 @@ async function checkGuard(guard: Guard, request: FastifyRequest, actor: Moderato
 }
 
 /**
- * The admin scope's authorization, after authentication: an onRequest hook that lets a moderator reach
- * only the routes the table grants them, and a preHandler for the rules' further checks. Admin tokens
- * (no adminActor) and network admins pass both at once; callback-style, so their requests pay no promise.
+ * The moderator's route check, run by the admission of a console sign-in (after routing, before the
+ * body): the table must grant the route one of the moderator's permissions. Admin tokens never reach it.
  */
-export function installConsoleAccess(scope: TypedApp, deps: { findUser: FindUser }): void {
-  scope.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
-    const actor = moderatorOf(request);
-    if (actor === null) return done();
-    const rule = consoleRuleOf(request.method, request.routeOptions.url ?? '');
-    if (rule === null || !rule.anyOf.some((permission) => actor.permissions.has(permission))) return done(refusal(rule));
-    done();
-  });
-  scope.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+export function authorizeConsoleRoute(request: FastifyRequest): void {
+  const actor = moderatorOf(request);
+  if (actor === null) return;
+  const rule = consoleRuleOf(request.method, request.routeOptions.url ?? '');
+  if (rule === null || !rule.anyOf.some((permission) => actor.permissions.has(permission))) throw refusal(rule);
+}
+
+/**
+ * The rules' further checks, once the body is read: a preHandler added only to the routes whose rule has
+ * a guard (onRoute), so every other admin request, and every admin token's, runs no extra hook.
+ */
+export function installConsoleGuards(scope: TypedApp, deps: { findUser: FindUser }): void {
+  const guardHandler = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void => {
     const actor = moderatorOf(request);
     const guard = actor === null ? undefined : consoleRuleOf(request.method, request.routeOptions.url ?? '')?.guard;
     if (actor === null || guard === undefined) return done();
@@ -171,5 +174,11 @@ export function installConsoleAccess(scope: TypedApp, deps: { findUser: FindUser
       () => done(),
       (error: unknown) => done(error as Error),
     );
+  };
+  scope.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((method) => consoleRuleOf(method, route.url)?.guard !== undefined)) return;
+    const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
+    route.preHandler = [...existing, guardHandler];
   });
 }

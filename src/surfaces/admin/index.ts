@@ -7,7 +7,7 @@ import { installAudit } from '../shared/audit-hooks.js';
 import { registerAdminTokenRoutes } from './admin-tokens.routes.js';
 import { registerAuditRoutes } from './audit.routes.js';
 import { registerChannelRoutes } from './channels.routes.js';
-import { installConsoleAccess } from './console-access.js';
+import { authorizeConsoleRoute, installConsoleGuards } from './console-access.js';
 import { registerIdentityAdminRoutes } from './identity.routes.js';
 import { registerMediaRoutes } from './media.routes.js';
 import { registerMeRoute } from './me.routes.js';
@@ -37,9 +37,10 @@ export function adminSurface(container: Container) {
       consoleClientId: CONSOLE_CLIENT_ID,
       findUser,
       globalPermissionsOf: (userId) => container.permissions.permissionsOf(userId, null),
+      authorizeRoute: authorizeConsoleRoute,
     });
     scope.addHook('onRequest', requireToken(container.tokens, ['admin'], admitConsole));
-    installConsoleAccess(scope, { findUser });
+    installConsoleGuards(scope, { findUser });
     // Every write of this surface is recorded in the audit trail (before the routes: it names them as they register).
     installAudit(scope, { audit: container.audit, clock }, true);
     registerChannelRoutes(scope, { channels: container.channels, clock, banLifts: container.banLifts });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installErrorHandling } from '../../../src/http/error-handler.js';
 import type { TypedApp } from '../../../src/http/typed-app.js';
 import { PERMISSIONS } from '../../../src/modules/roles/permissions.js';
-import { CONSOLE_RULES, consoleRuleOf, installConsoleAccess } from '../../../src/surfaces/admin/console-access.js';
+import { authorizeConsoleRoute, CONSOLE_RULES, consoleRuleOf, installConsoleGuards } from '../../../src/surfaces/admin/console-access.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 /**
@@ -71,12 +71,17 @@ describe('a route the console access table does not name', () => {
     app = Fastify() as unknown as TypedApp;
     installErrorHandling(app);
     app.decorateRequest('adminActor', null);
-    // A moderator holding every permission, as the admin surface's authentication would set them.
+    // A moderator holding every permission, admitted as the admin surface's authentication admits them.
     app.addHook('onRequest', (request, _reply, done) => {
       request.adminActor = { kind: 'user', userId: 'mod', networkAdmin: false, permissions: new Set(PERMISSIONS) };
+      try {
+        authorizeConsoleRoute(request);
+      } catch (error) {
+        return done(error as Error);
+      }
       done();
     });
-    installConsoleAccess(app, { findUser: async () => undefined });
+    installConsoleGuards(app, { findUser: async () => undefined });
     app.get('/api/v2/unlisted', async () => ({ reached: true }));
     app.get('/api/v2/users', async () => ({ reached: true }));
     await app.ready();
