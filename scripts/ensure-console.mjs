@@ -69,7 +69,10 @@ export function ensureConsole(options = {}) {
   }
   log(`Building the console (${reason}): npm run console:build`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(npm, ['run', 'build', '-w', CONSOLE], { cwd: root, stdio: options.stdio ?? 'inherit', shell: process.platform === 'win32' });
+  // NODE_ENV=production whatever the caller runs under (vitest sets "test"): Vite would otherwise bundle
+  // React's development build, four times the size.
+  const env = { ...process.env, NODE_ENV: 'production' };
+  const result = spawnSync(npm, ['run', 'build', '-w', CONSOLE], { cwd: root, env, stdio: options.stdio ?? 'inherit', shell: process.platform === 'win32' });
   if (result.error) return `cannot build the console: ${result.error.message}`;
   if (result.status !== 0) {
     const output = options.stdio === 'pipe' ? `\n${result.stdout}${result.stderr}` : '';

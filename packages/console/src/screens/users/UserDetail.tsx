@@ -59,7 +59,7 @@ export function UserDetail({ userId }: { userId: string }) {
           </Text>
         </Stack>
         {record.isGlobalBan && <Badge color="red">Banned globally</Badge>}
-        {record.flagCount > 0 && <Badge color="orange">{`${record.flagCount} flags`}</Badge>}
+        {record.flagCount > 0 && <Badge color="orange">{`${record.flagCount} ${record.flagCount === 1 ? 'flag' : 'flags'}`}</Badge>}
       </Group>
       <Tabs defaultValue="profile" keepMounted={false}>
         <Tabs.List>
