@@ -1,6 +1,7 @@
-import { Button, Center, Checkbox, Group, Loader, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Button, Center, Checkbox, Group, Loader, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { FormCard } from '../components/FormCard.js';
 import { api, call } from '../api/client.js';
 import type { Role } from '../api/types.js';
 import { ConfirmAction } from '../components/ConfirmAction.js';
@@ -104,37 +105,30 @@ function CreateRole({ taken }: { taken: readonly string[] }) {
   });
   const exists = taken.includes(name.trim());
   return (
-    <Paper withBorder p="md">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          if (!exists) create.mutate();
-        }}
-      >
-        <Stack gap="sm">
-          <Title order={2} size="h4">
-            Create a role
-          </Title>
-          <Group align="flex-end" gap="xs" wrap="wrap">
-            <TextInput
-              label="Role name"
-              description="Users and channel members hold roles by this name"
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-              error={exists ? 'A role of this name exists.' : undefined}
-              style={{ flex: '1 1 14rem' }}
-            />
-            <Button type="submit" loading={create.isPending} disabled={name.trim() === '' || exists}>
-              Create role
-            </Button>
-          </Group>
-          <Text size="xs" c="dimmed">
-            A new role grants nothing: tick its permissions in the table, then save.
-          </Text>
-          <ErrorNote error={create.error} title="The role was not created" />
-        </Stack>
-      </form>
-    </Paper>
+    <FormCard
+      title="Create a role"
+      onSubmit={() => {
+        if (!exists) create.mutate();
+      }}
+    >
+      <Group align="flex-end" gap="xs" wrap="wrap">
+        <TextInput
+          label="Role name"
+          description="Users and channel members hold roles by this name"
+          value={name}
+          onChange={(event) => setName(event.currentTarget.value)}
+          error={exists ? 'A role of this name exists.' : undefined}
+          style={{ flex: '1 1 14rem' }}
+        />
+        <Button type="submit" loading={create.isPending} disabled={name.trim() === '' || exists}>
+          Create role
+        </Button>
+      </Group>
+      <Text size="xs" c="dimmed">
+        A new role grants nothing: tick its permissions in the table, then save.
+      </Text>
+      <ErrorNote error={create.error} title="The role was not created" />
+    </FormCard>
   );
 }
 

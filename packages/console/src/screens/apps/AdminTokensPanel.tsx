@@ -1,6 +1,7 @@
-import { Badge, Button, Center, Group, Loader, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Center, Group, Loader, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { FormCard } from '../../components/FormCard.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { when } from '../channels/format.js';
@@ -35,38 +36,26 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: NewAdminToken) => v
     },
   });
   return (
-    <Paper withBorder p="md">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          create.mutate();
-        }}
-      >
-        <Stack gap="sm">
-          <Title order={2} size="h4">
-            Create an admin token
-          </Title>
-          <Text size="sm">An admin token holds every right on the admin API: give one to each automation, and revoke it when it is no longer used.</Text>
-          <Group align="flex-start" gap="sm" wrap="wrap">
-            <TextInput
-              label="Token name"
-              description="Letters, digits, . _ -; it acts as the user admin-<name>"
-              required
-              value={name}
-              onChange={(event) => setName(event.currentTarget.value)}
-              style={{ flex: '1 1 14rem' }}
-            />
-            <Select label="Expires" data={LIFETIMES} value={lifetime} onChange={(value) => setLifetime(value ?? 'never')} allowDeselect={false} w={180} />
-          </Group>
-          <ErrorNote error={create.error} title="The token was not created" />
-          <Group justify="flex-end">
-            <Button type="submit" loading={create.isPending} disabled={name.trim() === ''}>
-              Create token
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+    <FormCard title="Create an admin token" onSubmit={() => create.mutate()}>
+      <Text size="sm">An admin token holds every right on the admin API: give one to each automation, and revoke it when it is no longer used.</Text>
+      <Group align="flex-start" gap="sm" wrap="wrap">
+        <TextInput
+          label="Token name"
+          description="Letters, digits, . _ -; it acts as the user admin-<name>"
+          required
+          value={name}
+          onChange={(event) => setName(event.currentTarget.value)}
+          style={{ flex: '1 1 14rem' }}
+        />
+        <Select label="Expires" data={LIFETIMES} value={lifetime} onChange={(value) => setLifetime(value ?? 'never')} allowDeselect={false} w={180} />
+      </Group>
+      <ErrorNote error={create.error} title="The token was not created" />
+      <Group justify="flex-end">
+        <Button type="submit" loading={create.isPending} disabled={name.trim() === ''}>
+          Create token
+        </Button>
+      </Group>
+    </FormCard>
   );
 }
 

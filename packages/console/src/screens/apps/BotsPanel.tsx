@@ -1,6 +1,7 @@
 import { Badge, Button, Center, Group, Loader, Modal, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { FormCard } from '../../components/FormCard.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { when } from '../channels/format.js';
 import type { OAuthClient, WebhookDelivery } from '../../api/types.js';
@@ -45,42 +46,30 @@ function CreateBotForm({ onCreated }: { onCreated: (shown: Shown) => void }) {
     },
   });
   return (
-    <Paper withBorder p="md">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          create.mutate();
-        }}
-      >
-        <Stack gap="sm">
-          <Title order={2} size="h4">
-            Create a bot
-          </Title>
-          <Group align="flex-start" gap="sm" wrap="wrap">
-            <TextInput
-              label="Bot name"
-              required
-              value={displayName}
-              onChange={(event) => setDisplayName(event.currentTarget.value)}
-              style={{ flex: '1 1 12rem' }}
-            />
-            <TextInput
-              label="Webhook URL"
-              description="Where its events are posted (http or https); optional"
-              value={webhookUrl}
-              onChange={(event) => setWebhookUrl(event.currentTarget.value)}
-              style={{ flex: '2 1 16rem' }}
-            />
-          </Group>
-          <ErrorNote error={create.error} title="The bot was not created" />
-          <Group justify="flex-end">
-            <Button type="submit" loading={create.isPending} disabled={displayName.trim() === ''}>
-              Create bot
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+    <FormCard title="Create a bot" onSubmit={() => create.mutate()}>
+      <Group align="flex-start" gap="sm" wrap="wrap">
+        <TextInput
+          label="Bot name"
+          required
+          value={displayName}
+          onChange={(event) => setDisplayName(event.currentTarget.value)}
+          style={{ flex: '1 1 12rem' }}
+        />
+        <TextInput
+          label="Webhook URL"
+          description="Where its events are posted (http or https); optional"
+          value={webhookUrl}
+          onChange={(event) => setWebhookUrl(event.currentTarget.value)}
+          style={{ flex: '2 1 16rem' }}
+        />
+      </Group>
+      <ErrorNote error={create.error} title="The bot was not created" />
+      <Group justify="flex-end">
+        <Button type="submit" loading={create.isPending} disabled={displayName.trim() === ''}>
+          Create bot
+        </Button>
+      </Group>
+    </FormCard>
   );
 }
 

@@ -1,6 +1,7 @@
-import { Button, Group, Paper, Stack, TagsInput, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Group, TagsInput, Text, Textarea, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { FormCard } from '../../components/FormCard.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { channelKeys, type OutgoingMessage, sendMessage } from './api.js';
 
@@ -20,47 +21,35 @@ export function SendMessage({ channelId }: { channelId: string }) {
   });
 
   return (
-    <Paper withBorder p="md">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          send.mutate({ ...draft, channelId });
-        }}
-      >
-        <Stack gap="sm">
-          <Title order={2} size="h4">
-            Send as admin
-          </Title>
-          <Text size="sm" c="dimmed">
-            The message is posted from the account you signed in with; with an admin token, from the server's admin account.
-          </Text>
-          <Group gap="sm" align="flex-start" wrap="wrap">
-            <TextInput
-              label="Comment on message ID"
-              description="Empty: a top-level message"
-              value={draft.parentId ?? ''}
-              onChange={(event) => set({ parentId: event.currentTarget.value })}
-              style={{ flex: '1 1 12rem' }}
-            />
-            <TagsInput label="Tags" value={draft.tags} onChange={(tags) => set({ tags })} style={{ flex: '1 1 12rem' }} />
-          </Group>
-          <Textarea
-            label="Message text"
-            autosize
-            minRows={2}
-            maxRows={10}
-            maxLength={20000}
-            value={draft.text}
-            onChange={(event) => set({ text: event.currentTarget.value })}
-          />
-          <ErrorNote error={send.error} title="The message was not sent" />
-          <Group justify="flex-end">
-            <Button type="submit" loading={send.isPending} disabled={draft.text.trim() === ''}>
-              Send message
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Paper>
+    <FormCard title="Send as admin" onSubmit={() => send.mutate({ ...draft, channelId })}>
+      <Text size="sm" c="dimmed">
+        The message is posted from the account you signed in with; with an admin token, from the server's admin account.
+      </Text>
+      <Group gap="sm" align="flex-start" wrap="wrap">
+        <TextInput
+          label="Comment on message ID"
+          description="Empty: a top-level message"
+          value={draft.parentId ?? ''}
+          onChange={(event) => set({ parentId: event.currentTarget.value })}
+          style={{ flex: '1 1 12rem' }}
+        />
+        <TagsInput label="Tags" value={draft.tags} onChange={(tags) => set({ tags })} style={{ flex: '1 1 12rem' }} />
+      </Group>
+      <Textarea
+        label="Message text"
+        autosize
+        minRows={2}
+        maxRows={10}
+        maxLength={20000}
+        value={draft.text}
+        onChange={(event) => set({ text: event.currentTarget.value })}
+      />
+      <ErrorNote error={send.error} title="The message was not sent" />
+      <Group justify="flex-end">
+        <Button type="submit" loading={send.isPending} disabled={draft.text.trim() === ''}>
+          Send message
+        </Button>
+      </Group>
+    </FormCard>
   );
 }

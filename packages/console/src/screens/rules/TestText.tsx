@@ -1,6 +1,7 @@
-import { Alert, Button, Group, List, Paper, Stack, Textarea, Title } from '@mantine/core';
+import { Alert, Button, Group, List, Textarea } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import { FormCard } from '../../components/FormCard.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import type { RuleMatch } from '../../api/types.js';
 import { testText } from './api.js';
@@ -15,51 +16,39 @@ export function TestText() {
   const test = useMutation({ mutationFn: testText });
   const result = test.data;
   return (
-    <Paper withBorder p="md">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          test.mutate(text);
+    <FormCard title="Test this text" onSubmit={() => test.mutate(text)}>
+      <Textarea
+        label="Text to test"
+        description="Checked as a message would be, against the enabled rules"
+        autosize
+        minRows={2}
+        maxRows={8}
+        value={text}
+        onChange={(event) => {
+          setText(event.currentTarget.value);
+          if (test.data || test.error) test.reset();
         }}
-      >
-        <Stack gap="sm">
-          <Title order={2} size="h4">
-            Test this text
-          </Title>
-          <Textarea
-            label="Text to test"
-            description="Checked as a message would be, against the enabled rules"
-            autosize
-            minRows={2}
-            maxRows={8}
-            value={text}
-            onChange={(event) => {
-              setText(event.currentTarget.value);
-              if (test.data || test.error) test.reset();
-            }}
-          />
-          <Group justify="flex-end">
-            <Button type="submit" loading={test.isPending} disabled={text.trim() === ''}>
-              Test text
-            </Button>
-          </Group>
-          <ErrorNote error={test.error} title="The text could not be tested" />
-          {result &&
-            (result.allowed ? (
-              <Alert color="green" title="Allowed" role="status">
-                No enabled rule refuses this text.
-              </Alert>
-            ) : (
-              <Alert color="red" title="Refused" role="status">
-                <List size="sm">
-                  {result.matched.map((match) => (
-                    <List.Item key={`${match.list}:${match.ruleId ?? match.word}`}>{describe(match)}</List.Item>
-                  ))}
-                </List>
-              </Alert>
-            ))}
-        </Stack>
-      </form>
-    </Paper>
+      />
+      <Group justify="flex-end">
+        <Button type="submit" loading={test.isPending} disabled={text.trim() === ''}>
+          Test text
+        </Button>
+      </Group>
+      <ErrorNote error={test.error} title="The text could not be tested" />
+      {result &&
+        (result.allowed ? (
+          <Alert color="green" title="Allowed" role="status">
+            No enabled rule refuses this text.
+          </Alert>
+        ) : (
+          <Alert color="red" title="Refused" role="status">
+            <List size="sm">
+              {result.matched.map((match) => (
+                <List.Item key={`${match.list}:${match.ruleId ?? match.word}`}>{describe(match)}</List.Item>
+              ))}
+            </List>
+          </Alert>
+        ))}
+    </FormCard>
   );
 }
