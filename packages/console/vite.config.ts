@@ -39,7 +39,7 @@ export default defineConfig({
   // CONSOLE_BASE: for a server published under a path prefix, e.g. /chat/console/.
   base: process.env.CONSOLE_BASE ?? '/console/',
   plugins: [react(), precompress()],
-  // One bundle for a staff tool: no code splitting, so no warning about its size.
+  // Each screen is a chunk loaded when first opened (App.tsx); the first load carries React, Mantine and the sign-in.
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 1500 },
   server: { proxy: Object.fromEntries(proxied.map((path) => [path, { target, changeOrigin: false }])) },
   preview: { proxy: Object.fromEntries(proxied.map((path) => [path, { target, changeOrigin: false }])) },

@@ -1,6 +1,6 @@
 import { Button, Center, Loader, Stack } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type ComponentType, useEffect } from 'react';
+import { type ComponentType, lazy, Suspense, useEffect } from 'react';
 import { Redirect, Route, Router, Switch } from 'wouter';
 import { api, call } from './api/client.js';
 import { homePath, maySee, type ScreenId } from './auth/screens.js';
@@ -9,23 +9,35 @@ import { BASE_PATH, clearCredentials } from './auth/tokens.js';
 import { AppFrame } from './components/AppFrame.js';
 import { ErrorNote } from './components/ErrorNote.js';
 import { Page } from './components/Page.js';
-import { AppsScreen } from './screens/AppsScreen.js';
 import { CallbackScreen } from './screens/CallbackScreen.js';
-import { ChannelsScreen } from './screens/ChannelsScreen.js';
 import { LoginScreen } from './screens/LoginScreen.js';
-import { OverviewScreen } from './screens/OverviewScreen.js';
-import { QueueScreen } from './screens/QueueScreen.js';
-import { RolesScreen } from './screens/RolesScreen.js';
-import { RulesScreen } from './screens/RulesScreen.js';
-import { TrayScreen } from './screens/TrayScreen.js';
-import { UsersScreen } from './screens/UsersScreen.js';
+
+// Each screen is its own chunk, fetched when first opened: the first load carries the sign-in and the frame only.
+const QueueScreen = lazy(() => import('./screens/QueueScreen.js').then((module) => ({ default: module.QueueScreen })));
+const UsersScreen = lazy(() => import('./screens/UsersScreen.js').then((module) => ({ default: module.UsersScreen })));
+const ChannelsScreen = lazy(() => import('./screens/ChannelsScreen.js').then((module) => ({ default: module.ChannelsScreen })));
+const RulesScreen = lazy(() => import('./screens/RulesScreen.js').then((module) => ({ default: module.RulesScreen })));
+const RolesScreen = lazy(() => import('./screens/RolesScreen.js').then((module) => ({ default: module.RolesScreen })));
+const AppsScreen = lazy(() => import('./screens/AppsScreen.js').then((module) => ({ default: module.AppsScreen })));
+const OverviewScreen = lazy(() => import('./screens/OverviewScreen.js').then((module) => ({ default: module.OverviewScreen })));
+const TrayScreen = lazy(() => import('./screens/TrayScreen.js').then((module) => ({ default: module.TrayScreen })));
 
 /** A screen behind its right: someone without it sees why, not an empty page. */
 function guarded(screen: ScreenId, Screen: ComponentType) {
   return function Guarded() {
     const session = useSession();
     if (!maySee(session, screen)) return <Page title="Not available">You do not have the right to open this screen.</Page>;
-    return <Screen />;
+    return (
+      <Suspense
+        fallback={
+          <Center p="xl">
+            <Loader aria-label="Loading the screen" />
+          </Center>
+        }
+      >
+        <Screen />
+      </Suspense>
+    );
   };
 }
 
