@@ -1,4 +1,4 @@
-import { filterKey, otherFiltersError, type PageTokens, type Paging } from './paging.js';
+import { filterFields, filtersOfPage, type PageTokens, type Paging } from './paging.js';
 
 /** A keyset position in a list ordered newest first by (time, id); `older` reads on towards older items. */
 export interface KeysetCursor {
@@ -7,13 +7,14 @@ export interface KeysetCursor {
   older: boolean;
 }
 
-/** A page token: the item to continue from (its time and id), the way, the page size and the list's key. */
+/** A page token: the item to continue from (its time and id), the way, the page size, the filters' key and, when small, the filters. */
 interface NewestFirstCursor extends Record<string, unknown> {
   a: number;
   i: string;
   d: 'n' | 'p';
   n: number;
   f: string;
+  q?: unknown;
 }
 
 const isNewestFirstCursor = (value: Record<string, unknown>): value is NewestFirstCursor =>
@@ -29,37 +30,43 @@ export interface NewestFirstInput<T, F extends Record<string, unknown>> {
   limit?: number | undefined;
   defaultLimit: number;
   /**
-   * What the list is of (a user's messages: that user). A token carries their digest and continues
-   * only that list: sent with another one's it is a 400.
+   * The request's filters (what the list is of). A token carries them and continues only that list:
+   * sent with other filters it is a 400.
    */
   filters: F;
+  /**
+   * The filters of a request that names none, and how to recognise filters read back from a token:
+   * given, a token sent alone continues its own list with the filters it carries.
+   */
+  unfiltered?: { filters: F; isFilters: (value: unknown) => value is F };
   /**
    * Up to limit + 1 items after the cursor in its direction, answered newest first: towards older
    * items the newest are read first; towards newer ones the store reads oldest first and reverses.
    */
-  fetch: (limit: number, cursor: KeysetCursor | null) => Promise<T[]>;
+  fetch: (limit: number, cursor: KeysetCursor | null, filters: F) => Promise<T[]>;
   keyOf: (item: T) => { at: number; id: string };
 }
 
 /**
- * One page of a list newest first by (time, id), paged as the admin lists page (audit, moderation
- * queue): `next` continues towards older items, `prev` back towards newer ones.
+ * One page of a list newest first by (time, id), as every such admin list pages (audit, moderation
+ * queue, a user's flags): `next` continues towards older items, `prev` back towards newer ones.
  */
 export async function newestFirstPage<T, F extends Record<string, unknown>>(input: NewestFirstInput<T, F>): Promise<{ items: T[]; paging: Paging }> {
-  const { pageTokens, filters } = input;
+  const { pageTokens } = input;
   const cursor = input.pageToken ? pageTokens.decode(input.pageToken, isNewestFirstCursor) : null;
-  const key = filterKey(filters);
-  if (cursor !== null && cursor.f !== key) throw otherFiltersError();
+  const unfiltered = input.unfiltered ?? { filters: input.filters, isFilters: (_value: unknown): _value is F => false };
+  const filters = filtersOfPage(input.filters, unfiltered.filters, cursor, unfiltered.isFilters);
+  const carried = filterFields(filters);
   const limit = input.limit ?? cursor?.n ?? input.defaultLimit;
   const backwards = cursor?.d === 'p';
-  const fetched = await input.fetch(limit, cursor === null ? null : { at: cursor.a, id: cursor.i, older: !backwards });
+  const fetched = await input.fetch(limit, cursor === null ? null : { at: cursor.a, id: cursor.i, older: !backwards }, filters);
   const hasMore = fetched.length > limit;
   const items = backwards ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);
   const first = items[0];
   const last = items[items.length - 1];
   const tokenOf = (item: T, d: 'n' | 'p') => {
     const at = input.keyOf(item);
-    return pageTokens.encode({ a: at.at, i: at.id, d, n: limit, f: key });
+    return pageTokens.encode({ a: at.at, i: at.id, d, n: limit, ...carried });
   };
   return {
     items,

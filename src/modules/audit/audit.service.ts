@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
-import { filterFields, filtersOfPage, type PageTokens, type Paging } from '../../shared/paging.js';
+import { newestFirstPage } from '../../shared/keyset.js';
+import type { PageTokens, Paging } from '../../shared/paging.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { createAuditRecorder, type AuditRecorderDeps } from './audit.recorder.js';
@@ -26,16 +27,6 @@ interface AuditFilters extends Record<string, unknown> {
   u: number | null;
 }
 
-/** A page token: the entry to continue from (its time and id), the way, the page size and the filters' key. */
-interface AuditCursor extends Record<string, unknown> {
-  a: number;
-  i: string;
-  d: 'n' | 'p';
-  n: number;
-  f: string;
-  q?: unknown;
-}
-
 const NO_FILTERS: AuditFilters = { a: null, t: null, o: null, f: null, u: null };
 const nullOr = (value: unknown, type: 'string' | 'number') => value === null || typeof value === type;
 const isAuditFilters = (value: unknown): value is AuditFilters => {
@@ -50,13 +41,6 @@ const isAuditFilters = (value: unknown): value is AuditFilters => {
     nullOr(v.u, 'number')
   );
 };
-const isAuditCursor = (value: Record<string, unknown>): value is AuditCursor =>
-  Number.isSafeInteger(value.a) &&
-  typeof value.i === 'string' &&
-  (value.d === 'n' || value.d === 'p') &&
-  Number.isInteger(value.n) &&
-  typeof value.f === 'string';
-
 const DEFAULT_LIMIT = 20;
 /** Entries deleted per transaction by the prune, and batches per run (the next run goes on). */
 const PRUNE_BATCH = 500;
@@ -147,31 +131,18 @@ export function createAuditService(deps: AuditDeps) {
         f: input.from ?? null,
         u: input.to ?? null,
       };
-      const cursor = input.pageToken ? deps.pageTokens.decode(input.pageToken, isAuditCursor) : null;
-      const filters = filtersOfPage(requested, NO_FILTERS, cursor, isAuditFilters);
-      const limit = input.limit ?? cursor?.n ?? DEFAULT_LIMIT;
-      const backwards = cursor?.d === 'p';
-      const fetched = await store.page({
-        actor: filters.a,
-        target: filters.t,
-        operation: filters.o,
-        from: filters.f,
-        to: filters.u,
-        limit,
-        cursor: cursor === null ? null : { at: cursor.a, id: cursor.i, older: !backwards },
+      const { items, paging } = await newestFirstPage({
+        pageTokens: deps.pageTokens,
+        pageToken: input.pageToken,
+        limit: input.limit,
+        defaultLimit: DEFAULT_LIMIT,
+        filters: requested,
+        unfiltered: { filters: NO_FILTERS, isFilters: isAuditFilters },
+        fetch: (limit, cursor, filters) =>
+          store.page({ actor: filters.a, target: filters.t, operation: filters.o, from: filters.f, to: filters.u, limit, cursor }),
+        keyOf: (row) => ({ at: row.at, id: row.id }),
       });
-      const hasMore = fetched.length > limit;
-      const rows = backwards ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);
-      const first = rows[0];
-      const last = rows[rows.length - 1];
-      const carried = filterFields(filters);
-      return {
-        rows,
-        paging: {
-          next: last && (backwards || hasMore) ? deps.pageTokens.encode({ a: last.at, i: last.id, d: 'n', n: limit, ...carried }) : null,
-          prev: first && (backwards ? hasMore : cursor !== null) ? deps.pageTokens.encode({ a: first.at, i: first.id, d: 'p', n: limit, ...carried }) : null,
-        },
-      };
+      return { rows: items, paging };
     },
 
     /**

@@ -1,11 +1,12 @@
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../shared/errors.js';
-import { filterFields, filtersOfPage, type PageTokens, type Paging } from '../../shared/paging.js';
+import { type KeysetCursor, newestFirstPage } from '../../shared/keyset.js';
+import type { PageTokens, Paging } from '../../shared/paging.js';
 import type { Executor } from '../../storage/database.js';
 import { actorMay, type AdminActor, requireActorMay } from '../roles/admin-actor.js';
 import type { Permission } from '../roles/permissions.js';
 import { conversationScopeOf, createReviewActions, type ReviewDeps } from './queue.reviews.js';
-import { type ConversationScope, createQueueStore, type KeysetCursor, type QueueStore } from './queue.store.js';
+import { type ConversationScope, createQueueStore, type QueueStore } from './queue.store.js';
 import type { MessageReviewInput, OpenMessage, OpenUser, QueueSummary, Reviewer, ReviewRow, TargetType, UserReviewInput } from './queue.types.js';
 
 export interface PageInput {
@@ -50,23 +51,6 @@ interface QueueFilters extends Record<string, unknown> {
   t: TargetType | null;
 }
 
-/** A page token: the item to continue from (its time and id), the way, the page size and the filters' key. */
-interface QueueCursor extends Record<string, unknown> {
-  a: number;
-  i: string;
-  d: 'n' | 'p';
-  n: number;
-  f: string;
-  q?: unknown;
-}
-
-const isQueueCursor = (value: Record<string, unknown>): value is QueueCursor =>
-  Number.isSafeInteger(value.a) &&
-  typeof value.i === 'string' &&
-  (value.d === 'n' || value.d === 'p') &&
-  Number.isInteger(value.n) &&
-  typeof value.f === 'string';
-
 /** Filters of the same list only: a token of the users queue never continues the messages queue. */
 const filtersOfKind =
   (kind: QueueFilters['k']) =>
@@ -75,38 +59,26 @@ const filtersOfKind =
     return v !== null && typeof v === 'object' && v.k === kind && (v.t === null || v.t === 'message' || v.t === 'user');
   };
 
-/**
- * One keyset page of a list newest first, as the other admin lists page (audit.service.ts): `fetch`
- * answers up to limit + 1 items after the cursor; `keyOf` gives an item's (time, id).
- */
-async function keysetPage<T>(
+/** One keyset page of a queue list newest first (shared/keyset.ts); a token continues its own list only. */
+function keysetPage<T>(
   pageTokens: PageTokens,
   input: PageInput,
   requested: QueueFilters,
   fetch: (limit: number, cursor: KeysetCursor | null, filters: QueueFilters) => Promise<T[]>,
   keyOf: (item: T) => { at: number; id: string },
 ): Promise<{ items: T[]; paging: Paging }> {
-  const cursor = input.pageToken ? pageTokens.decode(input.pageToken, isQueueCursor) : null;
-  const filters = filtersOfPage(requested, { k: requested.k, t: null }, cursor, filtersOfKind(requested.k));
-  const limit = input.limit ?? cursor?.n ?? DEFAULT_PAGE_SIZE;
-  const backwards = cursor?.d === 'p';
-  const fetched = await fetch(limit, cursor === null ? null : { at: cursor.a, id: cursor.i, older: !backwards }, filters);
-  const hasMore = fetched.length > limit;
-  const items = backwards ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);
-  const first = items[0];
-  const last = items[items.length - 1];
-  const carried = filterFields(filters);
-  const tokenOf = (item: T, d: 'n' | 'p') => pageTokens.encode({ a: keyOf(item).at, i: keyOf(item).id, d, n: limit, ...carried });
-  return {
-    items,
-    paging: {
-      next: last && (backwards || hasMore) ? tokenOf(last, 'n') : null,
-      prev: first && (backwards ? hasMore : cursor !== null) ? tokenOf(first, 'p') : null,
-    },
-  };
+  return newestFirstPage({
+    pageTokens,
+    pageToken: input.pageToken,
+    limit: input.limit,
+    defaultLimit: DEFAULT_PAGE_SIZE,
+    filters: requested,
+    unfiltered: { filters: { k: requested.k, t: null }, isFilters: filtersOfKind(requested.k) },
+    fetch,
+    keyOf,
+  });
 }
 
-/** The rows behind a page of flagged messages: the messages, their channels' names, authors and flags. */
 async function openMessagesOf(store: QueueStore, scope: ConversationScope, limit: number, cursor: KeysetCursor | null): Promise<OpenMessage[]> {
   const targets = await store.flaggedPage('message', scope, limit, cursor);
   const ids = targets.map((target) => target.id);

@@ -1,16 +1,10 @@
 import { type RawBuilder, sql } from 'kysely';
+import type { KeysetCursor } from '../../shared/keyset.js';
 import type { Executor } from '../../storage/database.js';
 import { CONVERSATION_TYPE } from '../channels/channels.types.js';
 import type { MessageRow } from '../messages/messages.present.js';
 import type { UserRow } from '../users/users.types.js';
 import type { FlagEntry, NamedFlag, ReviewRow, TargetType } from './queue.types.js';
-
-/** A keyset position in a list ordered newest first by (time, id); `older` reads on towards older items. */
-export interface KeysetCursor {
-  at: number;
-  id: string;
-  older: boolean;
-}
 
 /** One flagged target of the open queue: its id, how many flags it has and the newest one's time. */
 export interface FlaggedTarget {
