@@ -1,6 +1,7 @@
-import { Alert, Anchor, Badge, Button, Card, Group, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link } from 'wouter';
+import { DecisionNote } from './DecisionNote.js';
 import { serverUrl } from '../../api/base.js';
 import { reviewUser } from '../../api/moderation.js';
 import type { FlaggedUser, Review, UserReviewInput } from '../../api/types.js';
@@ -38,15 +39,7 @@ function UserReviewActions({ item, onDecided }: { item: FlaggedUser; onDecided: 
 
   return (
     <Stack gap="sm">
-      <Textarea
-        label="Note (optional)"
-        description="Kept with the decision"
-        value={note}
-        onChange={(event) => setNote(event.currentTarget.value)}
-        autosize
-        minRows={1}
-        maxRows={4}
-      />
+      <DecisionNote value={note} onChange={setNote} />
       <ErrorNote error={error} />
       <Group gap="xs" align="flex-end" wrap="wrap">
         <Button variant="default" onClick={() => void dismiss()} loading={dismissing}>

@@ -1,5 +1,6 @@
-import { Button, Checkbox, Group, Select, Stack, Textarea } from '@mantine/core';
+import { Button, Checkbox, Group, Select, Stack } from '@mantine/core';
 import { useState } from 'react';
+import { DecisionNote } from './DecisionNote.js';
 import { reviewMessage } from '../../api/moderation.js';
 import type { AuthorAction, FlaggedMessage, MessageReviewInput, Review } from '../../api/types.js';
 import { useSession } from '../../auth/session.js';
@@ -62,15 +63,7 @@ export function MessageReviewActions({ item, onDecided }: { item: FlaggedMessage
 
   return (
     <Stack gap="sm">
-      <Textarea
-        label="Note (optional)"
-        description="Kept with the decision"
-        value={note}
-        onChange={(event) => setNote(event.currentTarget.value)}
-        autosize
-        minRows={1}
-        maxRows={4}
-      />
+      <DecisionNote value={note} onChange={setNote} />
       <ErrorNote error={error} />
       <Group gap="xs">
         <Button variant="default" onClick={() => void dismiss()} loading={dismissing}>
