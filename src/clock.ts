@@ -13,7 +13,7 @@ export class AdjustableClock implements Clock {
     return Date.now() + this.offsetMs;
   }
 
-  /** Sets (not adds to) the offset from the real clock, as API-CONVENTIONS.md section 7 requires. */
+  /** Sets (not adds to) the offset from the real clock, as docs/contract.md, Easy to get wrong, requires. */
   setOffset(offsetMs: number): void {
     this.offsetMs = offsetMs;
   }

@@ -9,7 +9,7 @@ import type { SocialEventData, SocialEventType } from '../modules/social/social.
  * appendEvents takes only these, and a reader that tests `type` knows the payload's shape.
  */
 export type EventPayloads = {
-  /** A new message, as its record (API-CONVENTIONS.md section 3). */
+  /** A new message, as its record (docs/contract.md, Records). */
   'message.created': MessageRecord;
   /** A soft-deleted message, as its record after the delete (isDeleted, data emptied). */
   'message.deleted': MessageRecord;
@@ -20,7 +20,7 @@ export type EventPayloads = {
   'member.removed': MembershipChange;
   'reaction.added': ReactionEventRecord;
   'reaction.removed': ReactionEventRecord;
-  /** One of the recipient's tray records changed (API-CONVENTIONS.md section 6); for that user only. */
+  /** One of the recipient's tray records changed (docs/contract.md, Events); for that user only. */
   'tray.updated': TrayChange;
 } & { [T in SocialEventType]: SocialEventData };
 

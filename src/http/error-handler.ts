@@ -90,7 +90,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendError(reply, appError);
   });
   // A path some route serves, asked with another method, is 405 with `Allow`; the code stays 400400
-  // (what an unknown route answers, API-CONVENTIONS.md section 1), so clients that read only the code
+  // (what an unknown route answers, docs/contract.md, Errors), so clients that read only the code
   // see what they always saw. A path no route serves is 404.
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 
 /**
- * Unknown body fields are ignored (API-CONVENTIONS.md section 2), so the original's clients, which send
+ * Unknown body fields are ignored (docs/contract.md, Requests), so the original's clients, which send
  * fields Parley does not use, keep working. A misspelt field (`emial`) would be ignored silently too:
  * the answer names what was ignored in `Parley-Ignored-Fields`, a comma-separated list of field paths
  * (`emial, options.limt, userIds[2].x`), on success and error alike.

@@ -41,7 +41,7 @@ export async function forEachPart(
 
 const uploads = new WeakMap<FastifyRequest, Upload>();
 
-/** `tags[]` and `tags[3]` are `tags`, as in forms (API-CONVENTIONS.md section 2). */
+/** `tags[]` and `tags[3]` are `tags`, as in forms (docs/contract.md, Requests). */
 const fieldNameOf = (name: string): string => name.replace(/\[\d*\]$/, '');
 
 function addField(body: Record<string, unknown>, name: string, value: unknown, arrayFields: ReadonlySet<string>): void {

@@ -4,7 +4,7 @@ import { AppError } from '../shared/errors.js';
 import { markTextBody } from './validation.js';
 
 /**
- * Request parsing of API-CONVENTIONS.md section 2: forms and query strings with nested keys and arrays
+ * Request parsing of docs/contract.md, Requests: forms and query strings with nested keys and arrays
  * (`userIds[]=a`, `options[limit]=5`), JSON everywhere, and JSON held in a form field for an object.
  */
 const QS_OPTIONS: qs.IParseOptions = {

@@ -1,8 +1,8 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
 /**
- * The answers a route declares: its success record and the error envelope (API-CONVENTIONS.md
- * section 1) under every status the shared machinery can answer. Fastify serializes the success
+ * The answers a route declares: its success record and the error envelope (docs/contract.md,
+ * Errors) under every status the shared machinery can answer. Fastify serializes the success
  * through its schema, and /openapi.json documents both.
  */
 export const ErrorEnvelope = Type.Object(

@@ -15,6 +15,7 @@ import { installBodyParsers, parseQueryString } from './parsing.js';
 import { logDestination, RequestLog, serializeRequest } from './request-log.js';
 import { ErrorEnvelope } from './responses.js';
 import type { TypedApp } from './typed-app.js';
+import { answerExpectContinue, installUnreadBodyDraining } from './unread-bodies.js';
 import { buildValidatorFactory } from './validation.js';
 
 export interface RegisteredRoute {
@@ -43,6 +44,12 @@ function requestIdOf(request: { headers: Record<string, string | string[] | unde
   return REQUEST_ID_PREFIX + requestCounter.toString(16).padStart(12, '0');
 }
 
+/** JSON and form bodies. */
+const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The largest body any route reads: an upload at the limit, with its fields and multipart framing. */
+const largestBodyAccepted = (config: Config): number => Math.max(BODY_LIMIT_BYTES, config.uploadLimitBytes + 512 * 1024);
+
 /** The Fastify instance every surface mounts on: logging, limits, parsing, errors, CORS and the API reference. */
 export async function createServer(config: Config, logStream?: { write(line: string): void }): Promise<{ app: TypedApp; routes: RegisteredRoute[] }> {
   const destination = logDestination(logStream);
@@ -56,7 +63,7 @@ export async function createServer(config: Config, logStream?: { write(line: str
     // The request lines: method, route pattern, status and error code; probes at debug (request-log.ts).
     logController: new RequestLog(),
     genReqId: requestIdOf,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     // Our own node:http server: a request not received whole within requestTimeoutMs is answered 408
     // and its connection closed. Node looks for such requests every connectionsCheckingInterval, which
     // only the constructor takes, so it follows the timeout. Keep-alive as Fastify's default.
@@ -66,6 +73,7 @@ export async function createServer(config: Config, logStream?: { write(line: str
         handler,
       );
       server.keepAliveTimeout = 72_000;
+      answerExpectContinue(server, handler, largestBodyAccepted(config));
       return server;
     },
     routerOptions: { querystringParser: parseQueryString },
@@ -105,6 +113,7 @@ export async function createServer(config: Config, logStream?: { write(line: str
     done();
   });
   installErrorHandling(app);
+  installUnreadBodyDraining(app);
   installBodyParsers(app);
   installCors(app);
   await installApiReference(app);

@@ -3,9 +3,9 @@ import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastif
 
 /**
  * Schema validation with types coerced only where text is all a client can send. A form, a query
- * string and multipart carry every value as a string (API-CONVENTIONS.md section 2: "Booleans arrive
- * as true/false strings in forms and multipart"), so there `"5"` is 5 and `a` is `[a]`. JSON has types,
- * and "a known field of the wrong type is a 422": coercing JSON too would store `{"data": 12345}` as
+ * string and multipart carry every value as a string (docs/contract.md, Requests), so there `"true"`
+ * is true, `"5"` is 5 and `a` is `[a]`. JSON has types, and a known field of the wrong type is a 422
+ * (same section): coercing JSON too would store `{"data": 12345}` as
  * the text "12345" and take `{"channelId": ["g"]}` as "g".
  *
  * Each body schema is compiled twice (one Ajv instance coerces, the other does not) and the body's

@@ -1,5 +1,5 @@
 /**
- * The closed catalogue of errors (API-CONVENTIONS.md section 1). Services throw AppError with a name
+ * The closed catalogue of errors (docs/contract.md, Errors). Services throw AppError with a name
  * from here; one serializer in http/error-handler.ts turns every failure into the envelope.
  */
 export const ERRORS = {
@@ -80,7 +80,7 @@ export function envelopeOf(error: AppError): ErrorEnvelope {
   const fields = error.detail ?? [];
   const detail = fields.map((problem) => `${problem.field}: ${problem.message}`);
   const envelope: ErrorEnvelope = { status: 'error', code: ERRORS[error.kind].code, message: error.message, data: { detail, fields } };
-  // OAuth clients read `error`; the original's SDKs read `status` and `message` (API-CONVENTIONS.md section 1).
+  // OAuth clients read `error`; the original's SDKs read `status` and `message` (docs/contract.md, Errors).
   if (error.oauthError !== undefined) {
     envelope.error = error.oauthError;
     envelope.error_description = oauthDescription(error.message);

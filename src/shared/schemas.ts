@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
 /**
- * Schema pieces shared by every surface. Limits are API-CONVENTIONS.md section 2's: ids at most 50
+ * Schema pieces shared by every surface. Limits are those of docs/contract.md, Limits: ids at most 50
  * characters, arrays at most 100 items. Ids are printable and never hold a path or query delimiter,
  * because they travel in URL paths, nor a control character (PostgreSQL refuses NUL in text).
  */
@@ -28,7 +28,7 @@ export function optional<T extends TSchema>(schema: T) {
   return Type.Optional(schema);
 }
 
-/** The largest serialized metadata or custom data accepted (API-CONVENTIONS.md section 2). */
+/** The largest serialized metadata or custom data accepted (docs/contract.md, Limits). */
 export const MAX_JSON_BYTES = 100 * 1024;
 
 /** A string enum as JSON Schema `enum`, so an unknown value is reported as such (400000). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /**
- * Ids laid out like a MongoDB ObjectId (API-CONVENTIONS.md section 3): 4 bytes of seconds, 5 random
+ * Ids laid out like a MongoDB ObjectId (docs/contract.md, Records): 4 bytes of seconds, 5 random
  * bytes fixed per process, 3 bytes of counter. They sort by creation time and look like the original's.
  */
 const processRandom = randomBytes(5).toString('hex');

@@ -4,9 +4,9 @@ import { startTestApp, type TestApp, testDatabases } from '../helpers/test-app.j
 
 /**
  * The admin channel routes answer as the original service's published Admin API v2 documents them
- * (/work/shared/original-api): a rename answers the bare channel record (ChannelApiResponse), the
+ * (docs/compatibility.md): a rename answers the bare channel record (ChannelApiResponse), the
  * rename with the channel in the path (2023 files) is served, and close answers on the plural path
- * every original version documents as well as on SPEC.md's singular one.
+ * every original version documents as well as on the contract's singular one (docs/contract.md, Admin API).
  */
 describe.each(testDatabases)('admin channel routes as the original answered them, on %s', (database) => {
   let t: TestApp;

@@ -3,9 +3,9 @@ import { adminClient } from '../helpers/admin.js';
 import { startTestApp, type TestApp, testDatabases } from '../helpers/test-app.js';
 
 /**
- * DELETE /api/v2/reactions as the original's 2023 files send it (/work/shared/original-api,
- * 6e3323f/swagger.yaml): referenceId, referenceType and reactionName in the query string, no body.
- * SPEC.md's body form keeps working beside it.
+ * DELETE /api/v2/reactions as the original's 2023 files send it (docs/compatibility.md; the
+ * original's 6e3323f/swagger.yaml): referenceId, referenceType and reactionName in the query string, no body.
+ * The contract's body form (docs/contract.md, Admin API) keeps working beside it.
  */
 describe.each(testDatabases)('admin reaction routes as the original answered them, on %s', (database) => {
   let t: TestApp;
@@ -79,7 +79,7 @@ describe.each(testDatabases)('admin reaction routes as the original answered the
     expect(neither.json().data.fields.map((item: { field: string }) => item.field)).toEqual(['body.referenceId', 'body.referenceType', 'body.reactionName']);
     expect(await countsOf(messageId)).toEqual({ reactions: { like: 1 }, reactionsCount: 1 });
 
-    // SPEC.md's body form, as JSON and as a form.
+    // The contract's body form (docs/contract.md, Admin API), as JSON and as a form.
     const json = await admin.call('DELETE', '/api/v2/reactions', { referenceId: messageId, referenceType: 'message', reactionName: 'like' });
     expect(json.statusCode).toBe(200);
     await admin.call('POST', '/api/v2/reactions', { referenceId: messageId, referenceType: 'message', reactionName: 'like' });

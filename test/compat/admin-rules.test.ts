@@ -12,7 +12,7 @@ interface RuleRecord {
 type Kind = 'blacklist' | 'whitelist';
 
 /**
- * The blacklist and whitelist routes as the original's clients call them (/work/shared/original-api):
+ * The blacklist and whitelist routes as the original's clients call them (docs/compatibility.md):
  * the 2023 files send the ids of DELETE in the query string (`ruleIds=a&ruleIds=b`); the update body
  * of both versions is `{ruleId, isEnabled}` with the rule's own id in `ruleId`, and it answers
  * `{status, data: rule}` (BlacklistRuleResponse).
@@ -82,7 +82,7 @@ describe.each(testDatabases)('admin rule routes as the original answered them, o
       expect(badId.statusCode).toBe(422);
       expect(idsOf(await list('blacklist'))).toEqual([one, two]);
 
-      // The body form of SPEC.md is unchanged.
+      // The contract's body form (docs/contract.md, Admin API) is unchanged.
       const form = await admin.form('DELETE', '/api/v2/blacklist/records', `ruleIds=${one}&ruleIds=${two}`);
       expect(form.json().data.results.map((rule: RuleRecord) => rule.ruleId)).toEqual([one, two]);
     });

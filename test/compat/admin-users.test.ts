@@ -3,10 +3,10 @@ import { adminClient } from '../helpers/admin.js';
 import { startTestApp, type TestApp, testDatabases } from '../helpers/test-app.js';
 
 /**
- * The admin user routes answer what the original service's clients read (/work/shared/original-api,
- * v2/user/response.yaml): clearing flags answers the user record (UserApiResponse), and the users
+ * The admin user routes answer what the original service's clients read (docs/compatibility.md; the
+ * original's v2/user/response.yaml): clearing flags answers the user record (UserApiResponse), and the users
  * list names each user's id `publicId` too (AdminUser) and carries the roles its users hold
- * (UsersPaginationApiResponse), beside everything API-CONVENTIONS.md's answer has.
+ * (UsersPaginationApiResponse), beside everything the contract's answer has (docs/contract.md, Records).
  */
 describe.each(testDatabases)('admin user routes as the original answered them, on %s', (database) => {
   let t: TestApp;

@@ -1,6 +1,6 @@
 /**
  * The deliberate differences between Parley's admin answers and the original's published files
- * (../shared/original-api), each named and explained. original-api.test.ts applies exactly these:
+ * (their shapes are carried in original-shapes.json), each named and explained. original-api.test.ts applies exactly these:
  * a place they loosen is named by its address in those files, a route the original documents
  * without a JSON answer is held to the original schema named here, and a difference no answer needs
  * fails the test, so that this table (printed by the test, and the source of docs/compatibility.md)
@@ -63,7 +63,7 @@ const answerShapes: Difference[] = [
     name: 'Actions answer {"status":"success"}',
     original: 'an empty 200 ("OK")',
     parley: '`{"status":"success"}`, the original\'s own SaveApiResponse shape',
-    why: 'API-CONVENTIONS.md section 3 fixes these answers, and section 7 says every success has a JSON body; a client of the original reads no body here, so it loses nothing.',
+    why: 'docs/contract.md fixes these answers (Records) and gives every success a JSON body (Easy to get wrong); a client of the original reads no body here, so it loses nothing.',
     heldTo: Object.fromEntries(
       [
         'POST /api/v2/channel/:channelId/users/ban',
@@ -79,14 +79,14 @@ const answerShapes: Difference[] = [
     name: 'Adding and removing channel members',
     original: 'no such v2 route (neither version publishes one)',
     parley: '`{"status":"success"}`, the original\'s own SaveApiResponse shape',
-    why: 'SPEC.md lists both routes; API-CONVENTIONS.md section 3 fixes the answer as for the other actions.',
+    why: 'docs/contract.md lists both routes (Admin API) and fixes their answer as for the other actions (Records).',
     heldTo: { 'POST /api/v2/channel/:channelId/users': SAVE_ANSWER, 'DELETE /api/v2/channel/:channelId/users': SAVE_ANSWER },
   },
   {
     name: 'Deleting a message answers the deleted message',
     original: 'an empty 200 ("Success")',
     parley: 'the message answer of the creates, `{"status","data":{"messages":[the deleted message],"users"},"paging"}` (the original\'s MessageResponse)',
-    why: 'Every success has a JSON body (API-CONVENTIONS.md section 7); the deleted record is the useful one, and a client of the original reads no body here.',
+    why: 'Every success has a JSON body (docs/contract.md, Easy to get wrong); the deleted record is the useful one, and a client of the original reads no body here.',
     heldTo: { 'DELETE /api/v2/message/:messageId': '686a8b6/v2/message/response.yaml#/MessageResponse' },
   },
   {
@@ -94,7 +94,7 @@ const answerShapes: Difference[] = [
     original: 'an empty 200 ("OK")',
     parley:
       'the rules added or deleted, in the list answer `{"status":"success","data":{"results":[...]}}` (the original\'s BlacklistRulesResponse / WhitelistRulesResponse)',
-    why: 'API-CONVENTIONS.md section 3: "GET and POST answer {status, data: {results}}"; DELETE answers alike, so a script learns the ids it removed.',
+    why: 'docs/contract.md, Records: the rule routes answer {status, data: {results}}, DELETE alike, so a script learns the ids it removed.',
     heldTo: {
       'POST /api/v2/blacklist/records': `${COMPONENTS[0]}/responses/BlacklistRulesResponse`,
       'DELETE /api/v2/blacklist/records': `${COMPONENTS[0]}/responses/BlacklistRulesResponse`,
@@ -106,7 +106,7 @@ const answerShapes: Difference[] = [
     name: 'Changing roles answers the roles',
     original: 'an empty 200 ("OK")',
     parley: "the roles created or changed, as GET /api/v2/roles lists them (the original's RolesResponse)",
-    why: 'Every success has a JSON body (API-CONVENTIONS.md section 7); a client of the original reads no body here.',
+    why: 'Every success has a JSON body (docs/contract.md, Easy to get wrong); a client of the original reads no body here.',
     heldTo: { 'PUT /api/v2/roles': `${COMPONENTS[0]}/responses/RolesResponse` },
   },
 ];
@@ -115,15 +115,15 @@ const routes: Difference[] = [
   {
     name: 'Closing a channel on the singular path too',
     original: 'only `POST /api/v2/channels/{channelId}/close` (plural)',
-    parley: "the same answer on both the plural path and SPEC.md's `POST /api/v2/channel/{channelId}/close`",
-    why: 'SPEC.md names the singular path; every published version of the original names the plural one, so both are served.',
+    parley: "the same answer on both the plural path and the contract's `POST /api/v2/channel/{channelId}/close`",
+    why: 'The contract names the singular path (docs/contract.md, Admin API); every published version of the original names the plural one, so both are served.',
     paths: ['POST /api/v2/channel/:channelId/close'],
   },
   {
     name: 'Mutes take PUT',
     original: '2021 files: `POST /api/v2/channel/:channelId/mute` and `.../users/mute`; 2023 files: `PUT`',
     parley: 'PUT only; a POST is a 404',
-    why: 'SPEC.md lists PUT, as the 2023 files do.',
+    why: 'The contract lists PUT (docs/contract.md, Admin API), as the 2023 files do.',
     paths: ['PUT /api/v2/channel/:channelId/mute', 'PUT /api/v2/channel/:channelId/users/mute'],
   },
 ];
@@ -133,7 +133,7 @@ const nulls: Difference[] = [
     name: 'Null page tokens at the ends',
     original: '`paging.next` and `paging.prev` typed as strings',
     parley: '`null` on the last page (next) and the first page (prev)',
-    why: 'API-CONVENTIONS.md section 3 (`"paging":{"next":t|null,"prev":t|null}`): a client stops paging at null rather than at an absent or empty token.',
+    why: 'docs/contract.md, Records (`"paging":{"next":t|null,"prev":t|null}`): a client stops paging at null rather than at an absent or empty token.',
     nullable: [
       `${CHANNEL_PAGE}/properties/paging/properties/next`,
       `${CHANNEL_PAGE}/properties/paging/properties/prev`,
@@ -145,7 +145,7 @@ const nulls: Difference[] = [
     name: 'Null muteTimeout while not muted',
     original: '`muteTimeout` typed as a date-time string',
     parley: '`null` while the channel or the member is not muted',
-    why: 'API-CONVENTIONS.md section 3: "muteTimeout is when the mute ends, ISO, or null".',
+    why: 'docs/contract.md, Records: muteTimeout is the end of the mute, or null.',
     nullable: [
       `${CHANNEL}/properties/muteTimeout`,
       `${CHANNEL_USER}/properties/muteTimeout`,
@@ -163,7 +163,7 @@ const nulls: Difference[] = [
     name: 'Null parentId and editedAt of messages',
     original: '`parentId` and `editedAt` typed as strings',
     parley: '`parentId: null` for a top-level message, `editedAt: null` for one never edited',
-    why: 'API-CONVENTIONS.md section 3 lists both fields on every message; null says "none" without dropping the field.',
+    why: 'docs/contract.md, Records, lists both fields on every message; null says "none" without dropping the field.',
     nullable: [MESSAGE, ...GET_MESSAGE.map((answer) => `${answer}/properties/message`)].flatMap((message) => [
       `${message}/properties/parentId`,
       `${message}/properties/editedAt`,
@@ -173,7 +173,7 @@ const nulls: Difference[] = [
     name: 'Null channelUser where the admin is not a member',
     original: 'each result of the channel query carries a `channelUser` object',
     parley: '`null` for a channel the calling admin is not a member of',
-    why: "API-CONVENTIONS.md section 3: each result's channelUser is the calling admin's membership, null where none.",
+    why: "docs/contract.md, Records: each result's channelUser is the calling admin's membership, null where there is none.",
     nullable: [`${CHANNEL_PAGE}/properties/results/items/properties/channelUser`],
   },
 ];
@@ -183,7 +183,7 @@ const omissions: Difference[] = [
     name: 'No fields for channel features Parley lacks',
     original: `channels carry ${CHANNEL_FEATURES.map((name) => `\`${name}\``).join(', ')}`,
     parley: 'none of them',
-    why: "SPEC.md has no distinct conversations, channel rate limits, auto-deletion by flags or channel avatars; placeholder values would announce features that do not exist. Every one is optional in the original's schemas.",
+    why: "The contract (docs/contract.md) has no distinct conversations, channel rate limits, auto-deletion by flags or channel avatars; placeholder values would announce features that do not exist. Every one is optional in the original's schemas.",
     omitted: Object.fromEntries([CHANNEL, ...GET_MESSAGE.map((answer) => `${answer}/properties/channel`)].map((channel) => [channel, CHANNEL_FEATURES])),
   },
   {
@@ -215,7 +215,7 @@ const omissions: Difference[] = [
     original:
       'users carry private ids (`_id`, `roleIds`, and in 2023 `path`, `userInternalId`, `userPublicId`, "for real-time event"); roles carry `_id` and `networkId`; the users list carries a `session` per user',
     parley: 'the public ids only: `userId` (and `publicId` in the users list), roles by `publicId`; no session',
-    why: 'Parley has one id per user and names roles by their publicId (API-CONVENTIONS.md section 3); a private id would be a second name for the same thing. Sessions are not part of a user record.',
+    why: 'Parley has one id per user and names roles by their publicId (docs/contract.md, Records); a private id would be a second name for the same thing. Sessions are not part of a user record.',
     omitted: {
       ...Object.fromEntries(inBoth('schema/user.yaml#/AdminUser').map((user) => [user, ['_id', 'roleIds']])),
       ...Object.fromEntries(inBoth('schema/role.yaml#/Role').map((role) => [role, ['_id', 'networkId']])),
@@ -229,7 +229,7 @@ const omissions: Difference[] = [
     name: 'No 2023 user profile fields',
     original: '2023 files: reactors as UserV3, with `permissions`, `description`, `avatarFileId`, `avatarCustomUrl`; users with `isDeleted`',
     parley: "Parley's user record (`avatar` holds the avatar's file id); no permissions, description or deletion flag",
-    why: "SPEC.md's user has none of these; a user's permissions come from their roles, which GET /api/v2/roles lists.",
+    why: "The contract's user (docs/contract.md, Records) has none of these; a user's permissions come from their roles, which GET /api/v2/roles lists.",
     omitted: {
       '6e3323f/schema/user.yaml#/UserV3': ['permissions', 'description', 'avatarFileId', 'avatarCustomUrl'],
       '6e3323f/schema/user.yaml#/User': ['isDeleted'],
@@ -240,7 +240,7 @@ const omissions: Difference[] = [
     name: 'No files or reaction updatedAt in the 2023 reactions answer',
     original: '2023 files: `data.files` beside reactions and users, and `updatedAt` on each reactor',
     parley: 'neither',
-    why: 'Admin reactions reference messages only (SPEC.md), which carry their own fileId; a reaction is made or removed, never updated.',
+    why: 'Admin reactions reference messages only (docs/contract.md, Admin API), which carry their own fileId; a reaction is made or removed, never updated.',
     omitted: {
       [`${json('6e3323f/v2/reaction/response.yaml#/ReactionResponse')}/properties/data`]: ['files'],
       '6e3323f/schema/reaction.yaml#/Reactor': ['updatedAt'],
@@ -250,7 +250,7 @@ const omissions: Difference[] = [
     name: 'No moderation settings in the roles answer',
     original: 'GET /api/v2/roles answers `data.moderatonSettings` (sic) beside `data.roles`',
     parley: '`data.roles` and `data.permissions` (the permission catalogue)',
-    why: 'Moderation settings are not roles, and SPEC.md has no moderation-settings API.',
+    why: 'Moderation settings are not roles, and the contract (docs/contract.md) has no moderation-settings API.',
     omitted: Object.fromEntries(COMPONENTS.map((components) => [`${json(`${components}/responses/RolesResponse`)}/properties/data`, ['moderatonSettings']])),
   },
   {
@@ -264,7 +264,7 @@ const omissions: Difference[] = [
     name: 'No isMatchExactWord on URL rules',
     original: "the whitelist answers reuse the BlacklistRule schema, with `isMatchExactWord` (the files' own WhitelistRule has none)",
     parley: "WhitelistRule's fields: `ruleId, regex, isEnabled, createdAt, updatedAt`",
-    why: 'API-CONVENTIONS.md section 3: isMatchExactWord is for the blacklist only; a URL rule matches a host and path prefix.',
+    why: 'docs/contract.md, Records: isMatchExactWord is for the blacklist only; a URL rule matches a host and path prefix.',
     onlyOn: ruleRoutes('whitelist'),
     omitted: Object.fromEntries(COMPONENTS.map((components) => [`${components}/schemas/BlacklistRule`, ['isMatchExactWord']])),
   },

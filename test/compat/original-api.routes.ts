@@ -5,7 +5,7 @@ import type { OriginalVersion } from '../helpers/original-api.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 /**
- * Every admin v2 route SPEC.md lists (and the original's own spellings Parley serves beside them),
+ * Every admin v2 route the contract lists (docs/contract.md, Admin API) (and the original's own spellings Parley serves beside them),
  * each called on a scene of realistic data so that it succeeds, with the operation each version of
  * the original's swagger.yaml lists for it.
  */
@@ -118,7 +118,7 @@ export async function seedScene(t: TestApp): Promise<Scene> {
 }
 
 export interface RouteCase {
-  /** As Parley serves it: SPEC.md's path, or the original's where Parley serves that one too. */
+  /** As Parley serves it: the contract's path, or the original's where Parley serves that one too. */
   route: string;
   /** The operation each version of the original's swagger.yaml lists for this route; none where it lists none. */
   original: Partial<Record<OriginalVersion, string>>;

@@ -6,9 +6,9 @@ import { type Answer, answerOf, canonical, itemsOf, judge, type LeniencyItem, no
 import { ROUTE_CASES, type RouteCase, type Scene, seedScene } from './original-api.routes.js';
 
 /**
- * Every admin v2 route SPEC.md lists, called on a real app with realistic data, and its real answer
+ * Every admin v2 route the contract lists (docs/contract.md, Admin API), called on a real app with realistic data, and its real answer
  * validated against the response schema the original service published for it, in both versions
- * kept beside the clone (2021 686a8b6 and 2023 6e3323f, see ../shared/original-api/SOURCES.md).
+ * carried in original-shapes.json (2021 686a8b6 and 2023 6e3323f; see test/helpers/original-api.ts).
  * Every property the original documents must be there unless the table of deliberate differences
  * (original-api.differences.ts) says Parley leaves it out, and nothing else is loosened: a presenter
  * that renames or drops a field, or changes its type, fails here.

@@ -13,7 +13,7 @@ export function adminClient(t: TestApp) {
       ...(body === undefined ? {} : { payload: body as Record<string, unknown> }),
     });
 
-  /** A form-encoded request, as SPEC.md documents most admin endpoints. */
+  /** A form-encoded request, as the original documented most admin endpoints (docs/contract.md, Requests). */
   const form = (method: Method, url: string, text: string): Promise<LightMyRequestResponse> =>
     t.app.inject({
       method,

@@ -6,18 +6,65 @@ import { parse } from 'yaml';
 import { createAjv, describeErrors, isObject, type JsonSchema } from './json-schema.js';
 
 /**
- * The original service's published Admin API v2 files, read at test time from the folder that sits
- * beside the clone (../shared/original-api, described by its SOURCES.md): split OpenAPI 3.0 YAML
- * whose `$ref`s name other files ("../../schema/user.yaml#/User") or the same one ("#/ChannelType").
- * They are resolved and written out as JSON Schema, so that Ajv can hold Parley's real answers to
- * the shapes the original's clients parse.
+ * The original service's published Admin API v2 answer shapes, as the compatibility tests hold
+ * Parley's real answers to them. They are read from `test/compat/original-shapes.json`, which the
+ * repository carries: the field names, types, nullability and `$ref`s of the original's split OpenAPI
+ * 3.0 files (2021 686a8b6 and 2023 6e3323f), without their prose and examples, at the same places
+ * as in those files. `npm run compat:shapes -- <folder>` writes it again from a copy of the published
+ * files, and original-shapes.test.ts checks that it still matches such a copy where one is at hand.
+ * The `$ref`s name other files ("../../schema/user.yaml#/User") or the same one ("#/ChannelType");
+ * they are resolved and written out as JSON Schema, so that Ajv can hold Parley's answers to the
+ * shapes the original's clients parse.
  *
  * Every place in those files has an address, `<version>/<file>#<JSON pointer>`, e.g.
  * `686a8b6/schema/channel.yaml#/ChannelV1/properties/muteTimeout`: the deliberate differences of a
  * test name the places they loosen by these addresses.
  */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const ORIGINAL_API_DIR = path.resolve(repoRoot, '../shared/original-api');
+export const ORIGINAL_SHAPES_FILE = path.join(repoRoot, 'test/compat/original-shapes.json');
+
+/** Where the documents come from: the carried shapes, or (to write them again) a folder of the published files. */
+interface DocumentSource {
+  has(file: string): boolean;
+  read(file: string): unknown;
+}
+
+interface ShapesFile {
+  about: string;
+  files: Record<string, unknown>;
+}
+
+function carriedShapes(): DocumentSource {
+  let files: Record<string, unknown> | undefined;
+  const all = (): Record<string, unknown> => {
+    files ??= (JSON.parse(fs.readFileSync(ORIGINAL_SHAPES_FILE, 'utf8')) as ShapesFile).files;
+    return files;
+  };
+  return { has: (file) => Object.hasOwn(all(), file), read: (file) => all()[file] };
+}
+
+/** The published split YAML files in a folder laid out as `<version>/<file>`. */
+export function publishedFiles(folder: string): DocumentSource {
+  return {
+    has: (file) => fs.existsSync(path.join(folder, file)),
+    read: (file) => parse(fs.readFileSync(path.join(folder, file), 'utf8')) as unknown,
+  };
+}
+
+const CARRIED = carriedShapes();
+let source: DocumentSource = CARRIED;
+/** Every place looked up since the last `useSource`, as `[file, steps]`: what the carried shapes must hold. */
+let lookedUp: Array<[string, string[]]> = [];
+
+/** Reads documents from another source from now on (the shapes writer reads the published files); none: the carried shapes. */
+export function useSource(next: DocumentSource | undefined): void {
+  source = next ?? CARRIED;
+  documents.clear();
+  compiled.clear();
+  lookedUp = [];
+}
+
+export const placesLookedUp = (): ReadonlyArray<readonly [string, readonly string[]]> => lookedUp;
 
 /** 686a8b6: the v2 API as first published (2021). 6e3323f: the last version listing /api/v2/channels (2023). */
 export const ORIGINAL_VERSIONS = ['686a8b6', '6e3323f'] as const;
@@ -50,16 +97,15 @@ const documents = new Map<string, unknown>();
 function physicalFile(versionAndFile: string): string {
   const [version, ...rest] = versionAndFile.split('/');
   const file = rest.join('/');
-  if (version === '6e3323f' && !fs.existsSync(path.join(ORIGINAL_API_DIR, version, file))) return `686a8b6/${file}`;
+  if (version === '6e3323f' && !source.has(versionAndFile)) return `686a8b6/${file}`;
   return versionAndFile;
 }
 
 function documentOf(file: string): unknown {
   let document = documents.get(file);
   if (document === undefined) {
-    const full = path.join(ORIGINAL_API_DIR, file);
-    if (!fs.existsSync(full)) throw new Error(`${full} is missing: the original's API files must sit beside the clone (see SOURCES.md there)`);
-    document = parse(fs.readFileSync(full, 'utf8')) as unknown;
+    if (!source.has(file)) throw new Error(`${file}: no such file among the original's published API files`);
+    document = source.read(file);
     documents.set(file, document);
   }
   return document;
@@ -77,6 +123,7 @@ export function placeAt(address: string): Place {
     .split('/')
     .filter((step) => step !== '')
     .map(decodeStep);
+  lookedUp.push([file, steps]);
   let node = documentOf(file);
   for (const step of steps) {
     if (!isObject(node) && !Array.isArray(node)) throw new Error(`${address}: nothing at ${step}`);

@@ -4,7 +4,7 @@ import { multipartBody } from '../helpers/media.js';
 import { startTestApp, type TestApp, testDatabases } from '../helpers/test-app.js';
 
 /**
- * A lone surrogate in JSON held by a form field (which API-CONVENTIONS.md section 2 accepts:
+ * A lone surrogate in JSON held by a form field (which docs/contract.md, Requests, accepts:
  * `tags=["a"]`, `data={"text":...}`) or a multipart field is refused like in a JSON body, rather
  * than accepted and stored as U+FFFD.
  */

@@ -25,7 +25,7 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
-  it('reads the tray switch as API-CONVENTIONS.md section 7 says', () => {
+  it('reads the tray switch as docs/contract.md, Easy to get wrong, says', () => {
     expect(loadConfig({ PARLEY_TRAY_ENABLED: '1' }).trayEnabled).toBe(true);
     expect(loadConfig({ PARLEY_TRAY_ENABLED: 'true' }).trayEnabled).toBe(true);
     expect(loadConfig({ PARLEY_TRAY_ENABLED: '0' }).trayEnabled).toBe(false);

@@ -51,8 +51,8 @@ const edgeStrings = fc.constantFrom(
 );
 
 /**
- * Where an error is answered as designed. The API surfaces use the envelope of API-CONVENTIONS.md
- * section 1. The sign-in pages a browser opens (login, logout, authorize) answer an HTML page, since
+ * Where an error is answered as designed. The API surfaces use the envelope of docs/contract.md,
+ * Errors. The sign-in pages a browser opens (login, logout, authorize) answer an HTML page, since
  * a person reads them; the OAuth protocol endpoints answer RFC 6749 section 5.2 / RFC 6750 errors
  * (`{"error": ...}`), since OpenID client libraries parse those.
  */

@@ -4,7 +4,7 @@ import type { AuditTarget } from './audit.types.js';
  * The ids an action names, read from its path parameters, query string and body. Only fields named
  * here are read, and only values shaped like ids, so no password, token, text, word or other value a
  * request carries reaches the trail. A body's `ruleId` is left out: the rule update reads it as the
- * new word (SPEC.md); the rule's id is its path parameter.
+ * new word (docs/contract.md, Admin API); the rule's id is its path parameter.
  */
 const PARAM_FIELDS = ['channelId', 'messageId', 'userId', 'ruleId', 'clientId', 'communityId', 'postId', 'commentId', 'sessionId'] as const;
 const INPUT_FIELDS = ['channelId', 'messageId', 'parentId', 'referenceId', 'userId', 'clientId', 'communityId', 'postId', 'commentId'] as const;

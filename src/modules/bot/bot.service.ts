@@ -27,7 +27,7 @@ export function conversationIdOf(botUserId: string, userId: string): string {
 }
 
 /**
- * The bot API's rules (SPEC.md section A): resolve `uid` to the bot's conversation with that user
+ * The bot API's rules (docs/contract.md, Bot API): resolve `uid` to the bot's conversation with that user
  * (created on first use) or `gid` to a group channel, check the send rules a member faces, then write
  * through the messages service, which applies the text guards (blacklist, whitelist), refuses closed
  * channels under the channel lock and appends message.created to the outbox.

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { ChannelMembersTable, ChannelsTable } from '../../storage/schema.js';
 import { IsoTime, Nullable, OpenObject } from '../../shared/schemas.js';
 
-/** Storage rows -> the channel and channelUser records of API-CONVENTIONS.md section 3. */
+/** Storage rows -> the channel and channelUser records of docs/contract.md, Records. */
 export function iso(ms: number): string;
 export function iso(ms: number | null): string | null;
 export function iso(ms: number | null): string | null {
@@ -42,7 +42,7 @@ export const ChannelRecord = Type.Object(
     updatedAt: IsoTime('When the channel last changed'),
   },
   {
-    description: 'A channel (API-CONVENTIONS.md section 3)',
+    description: 'A channel (docs/contract.md, Records)',
     examples: [
       {
         channelId: 'general',
@@ -79,7 +79,7 @@ export const ChannelUserRecord = Type.Object(
     updatedAt: IsoTime('When the membership last changed'),
   },
   {
-    description: "One user's membership of one channel (API-CONVENTIONS.md section 3)",
+    description: "One user's membership of one channel (docs/contract.md, Records)",
     examples: [
       {
         userId: 'alice',

@@ -176,7 +176,7 @@ function signInClient(input: CreateClientInput, now: number): NewClient {
   if (redirectUris.length === 0) {
     throw new AppError('parameters', 'redirectUris needs at least one URI.', { detail: [{ field: 'body.redirectUris', message: 'must not be empty' }] });
   }
-  // The code grant always comes with refresh tokens (API-CONVENTIONS.md section 4).
+  // The code grant always comes with refresh tokens (docs/contract.md, Sign-in details).
   const grantTypes: ClientGrantType[] = ['authorization_code', 'refresh_token'];
   const alg = input.idTokenSignedResponseAlg ?? (isPublic ? 'RS256' : 'HS256');
   const postLogoutRedirectUris = checkRedirectUris(input.postLogoutRedirectUris ?? [], 'postLogoutRedirectUris');

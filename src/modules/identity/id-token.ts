@@ -3,7 +3,7 @@ import type { UserRow } from '../users/users.types.js';
 import type { IdTokenAlg } from './clients.service.js';
 import type { RsaSigningKey } from './signing-keys.js';
 
-/** ID tokens live an hour (SPEC.md section B). */
+/** ID tokens live an hour (docs/contract.md, Sign-in). */
 export const ID_TOKEN_TTL_SECONDS = 3600;
 
 export interface IdTokenInput {
@@ -26,7 +26,7 @@ export function fullNameOf(user: UserRow): string {
 }
 
 /**
- * Claims by scope, as API-CONVENTIONS.md section 4 fixes them: `openid` carries firstname, lastname
+ * Claims by scope, as docs/contract.md, Sign-in details, fixes them: `openid` carries firstname, lastname
  * and email; `openid profile` carries name and email instead. The original's claims (firstname,
  * lastname, email) are "" when empty, never null, as its SDKs read them; the standard `name` is left
  * out when the user has none (OpenID Connect Core 5.3.2: no claim rather than an empty one).

@@ -26,7 +26,7 @@ import { createTokenService } from './token/token.service.js';
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
- * The identity module, wired: OpenID Connect sign-in (SPEC.md section B), OAuth clients, bots and
+ * The identity module, wired: OpenID Connect sign-in (docs/contract.md, Sign-in), OAuth clients, bots and
  * avatars. The sign-in surface and the admin surface serve its routes.
  */
 export async function createIdentity(deps: {

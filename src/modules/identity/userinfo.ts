@@ -28,7 +28,7 @@ export interface UserinfoRecord {
 }
 
 /**
- * The userinfo answer (API-CONVENTIONS.md section 4): the original's fields as strings, "" when
+ * The userinfo answer (docs/contract.md, Sign-in details): the original's fields as strings, "" when
  * empty and never null (its SDKs read them unconditionally), `extras` as an object, and the standard
  * OpenID Connect claims beside them. A standard claim without a value is left out, not sent as ""
  * (OpenID Connect Core 5.3.2): a relying party reads an absent claim as unknown, an empty one as a

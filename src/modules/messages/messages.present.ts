@@ -51,7 +51,7 @@ export const MessageRecord = Type.Object(
     topicId: Nullable(Type.String(), "Parley's addition: the message's topic inside the channel (the bot API's tid); null for the main topic"),
   },
   {
-    description: 'A message (API-CONVENTIONS.md section 3)',
+    description: 'A message (docs/contract.md, Records)',
     examples: [
       {
         messageId: '67d3f5a5e4b0a1c2d3e4f501',
@@ -78,7 +78,7 @@ export const MessageRecord = Type.Object(
 );
 export type MessageRecord = Static<typeof MessageRecord>;
 
-/** messages row -> the message record of API-CONVENTIONS.md section 3. */
+/** messages row -> the message record of docs/contract.md, Records. */
 export function presentMessage(row: MessageRow): MessageRecord {
   // Every create presents its row (outbox event and answer): the usual empty tags and reactions, and an
   // updatedAt equal to createdAt, skip a JSON.parse or a date formatting each.

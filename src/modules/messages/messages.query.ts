@@ -56,7 +56,7 @@ const isMessageCursor = (value: Record<string, unknown>): value is MessageCursor
   typeof value.c === 'string' && Number.isInteger(value.s) && Number.isInteger(value.n) && (value.d === 'n' || value.d === 'p') && typeof value.f === 'string';
 
 /**
- * The message query of API-CONVENTIONS.md section 3. Pages are keyset ranges of channelSegment on the
+ * The message query of docs/contract.md, Records. Pages are keyset ranges of channelSegment on the
  * (channel_id, segment) index, so a page costs the same anywhere in a channel of any size:
  * `after` + `first` reads forwards from a segment, `before` + `last` backwards, neither gives the newest
  * `last` (default 20). Messages are answered oldest first. `next` continues towards newer messages,

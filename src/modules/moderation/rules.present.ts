@@ -3,7 +3,7 @@ import { iso } from '../channels/channels.present.js';
 import type { RuleRow } from './rules.types.js';
 import { IsoTime } from '../../shared/schemas.js';
 
-/** moderation_rules rows -> the blacklist and whitelist records of API-CONVENTIONS.md section 3. */
+/** moderation_rules rows -> the blacklist and whitelist records of docs/contract.md, Records. */
 export const BlacklistRuleRecord = Type.Object(
   {
     ruleId: Type.String(),

@@ -175,7 +175,7 @@ export function createRulesService(deps: { db: Executor; clock: Clock; moderatio
     },
 
     /**
-     * Changes a rule. A new word replaces the rule as SPEC.md describes, so isMatchExactWord then
+     * Changes a rule. A new word replaces the rule as the contract describes (docs/contract.md, Admin API), so isMatchExactWord then
      * defaults to false; without a word, only the fields given change (e.g. just isEnabled).
      */
     async update(kind: RuleKind, ruleId: string, changes: RuleChanges): Promise<RuleRow> {

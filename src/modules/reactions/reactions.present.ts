@@ -3,7 +3,7 @@ import { iso } from '../channels/channels.present.js';
 import type { ReactionRow } from './reactions.store.js';
 import { IsoTime, ReactionCounts } from '../../shared/schemas.js';
 
-/** The only referenceType reactions support (SPEC.md, Reactions). */
+/** The only referenceType reactions support (docs/contract.md, Admin API). */
 export const REFERENCE_TYPE = 'message';
 
 const ReactionId = Type.String({ description: 'The id of this one reaction (what POST answers as addedId)' });
@@ -22,7 +22,7 @@ export const ReactorRecord = Type.Object(
 );
 export type ReactorRecord = Static<typeof ReactorRecord>;
 
-/** One entry of `data.reactions` in the reactions query (API-CONVENTIONS.md section 3). */
+/** One entry of `data.reactions` in the reactions query (docs/contract.md, Records). */
 export const ReactionRecord = Type.Object(
   {
     referenceId: Type.String({ description: 'The message reacted to' }),
@@ -88,7 +88,7 @@ export const ReactionEventRecord = Type.Object(
 );
 export type ReactionEventRecord = Static<typeof ReactionEventRecord>;
 
-/** A reactor as API-CONVENTIONS.md section 3 shows it inside `reactions[].reactors`. */
+/** A reactor as docs/contract.md, Records, shows it inside `reactions[].reactors`. */
 export function presentReactor(row: ReactionRow): ReactorRecord {
   return {
     reactionName: row.reaction_name,

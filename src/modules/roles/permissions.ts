@@ -1,6 +1,6 @@
 /**
- * The closed catalogue of permissions Parley enforces for moderators in the client API. SPEC.md's
- * original had none; these name each moderation action a channel admin can delegate.
+ * The closed catalogue of permissions Parley enforces for moderators in the client API. The contract
+ * predefines none (docs/contract.md, Admin API); these name each moderation action a channel admin can delegate.
  */
 export const PERMISSIONS = [
   'MUTE_CHANNEL',

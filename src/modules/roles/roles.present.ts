@@ -3,7 +3,7 @@ import { iso, parseJson } from '../channels/channels.present.js';
 import type { RoleRow } from './roles.types.js';
 import { IsoTime } from '../../shared/schemas.js';
 
-/** roles row -> the role record of API-CONVENTIONS.md section 3. */
+/** roles row -> the role record of docs/contract.md, Records. */
 export const RoleRecord = Type.Object(
   {
     publicId: Type.String({ description: "The role's name, as users' and channel members' roles list it" }),
@@ -12,7 +12,7 @@ export const RoleRecord = Type.Object(
     updatedAt: IsoTime('When the role last changed'),
   },
   {
-    description: 'A role: a named set of permissions (API-CONVENTIONS.md section 3)',
+    description: 'A role: a named set of permissions (docs/contract.md, Records)',
     examples: [
       {
         publicId: 'moderator',

@@ -3,7 +3,7 @@ import { iso, parseJson } from '../channels/channels.present.js';
 import type { CommentRow, CommunityRow, PostReactionRow, PostRow } from './social.store.js';
 import { IsoTime, Nullable, ReactionCounts } from '../../shared/schemas.js';
 
-/** Storage rows -> the client API's community, post and comment records (API-CONVENTIONS.md section 6). */
+/** Storage rows -> the client API's community, post and comment records (docs/contract.md, Surfaces beyond the original). */
 export const CommunityRecord = Type.Object(
   {
     communityId: Type.String(),

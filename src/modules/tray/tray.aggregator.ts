@@ -5,7 +5,7 @@ import { isSocialEventData, SOCIAL_EVENT_TYPES, type SocialEventData, type Socia
 import type { TrayVerb } from './tray.describe.js';
 import { createTrayStore, type TrayStore } from './tray.store.js';
 
-/** A record takes matching events for 10 days from its creation (SPEC.md, Limits). */
+/** A record takes matching events for 10 days from its creation (docs/contract.md, Limits). */
 export const TRAY_WINDOW_MS = 10 * 24 * 3600 * 1000;
 
 /** Where an adding event lands: the record key, and the source that a removal names later. */
@@ -23,7 +23,7 @@ const USER_OWNER = 'u:';
 export const ownerKeyOfUser = (userId: string): string => `${USER_OWNER}${userId}`;
 export const ownerKeyOfCommunity = (communityId: string): string => `c:${communityId}`;
 
-/** What an event adds to the tray, or null when the tray ignores it (SPEC.md, Events). */
+/** What an event adds to the tray, or null when the tray ignores it (docs/contract.md, Events). */
 function additionOf(type: SocialEventType, data: SocialEventData): Addition | null {
   const { post, actor } = data;
   switch (type) {
@@ -161,7 +161,7 @@ async function remove(store: TrayStore, sourceKey: string, at: number): Promise<
   const contribution = await store.findContribution(sourceKey);
   if (!contribution) return null;
   const record = await store.findRecordById(contribution.record_id);
-  // A record older than its 10-day window is left unchanged (SPEC.md, States and transitions).
+  // A record older than its 10-day window is left unchanged (docs/contract.md, States and transitions).
   if (!record || at - record.window_start > TRAY_WINDOW_MS) return null;
   await store.deleteContribution(sourceKey);
   const remaining = await store.latestContributionOf(record.id, contribution.actor_id);
@@ -193,7 +193,7 @@ export async function applySocialEvents(trx: Executor, events: readonly OutboxEv
     const record = addition ? await add(store, addition, event.data, now) : removal ? await remove(store, removal, event.data.at) : null;
     if (record?.ownerKey.startsWith(USER_OWNER)) changed.set(`${record.ownerKey} ${record.verb} ${record.targetId} ${record.windowStart}`, record);
   }
-  // The owner's open streams learn of it (`tray.updated`, API-CONVENTIONS.md section 6), in this
+  // The owner's open streams learn of it (`tray.updated`, docs/contract.md, Events), in this
   // transaction, so exactly once. A community's post records belong to every member: telling each
   // would be an event per member per post, so those are read from the history instead.
   await appendEvents(

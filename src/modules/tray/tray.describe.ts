@@ -1,7 +1,7 @@
 /**
- * The tray's message templates (SPEC.md section D). Names come latest first; with four or more
- * actors the third name becomes the count of the others (actorsCount - 2). See docs/architecture.md
- * for every row written out.
+ * The tray's message templates, every row of which is written out in docs/contract.md, Notification
+ * tray. Names come latest first; with four or more actors the third name becomes the count of the
+ * others (actorsCount - 2).
  */
 export type TrayVerb = 'post' | 'comment' | 'like';
 
@@ -25,7 +25,7 @@ export function describeRecord(input: { verb: TrayVerb; names: readonly string[]
   const inCommunity = input.communityName === null ? '' : ` in ${input.communityName}`;
   switch (input.verb) {
     case 'post':
-      // SPEC.md: "posted in", except "created post in" for exactly two actors.
+      // docs/contract.md, Notification tray: "posted in", except "created post in" for exactly two actors.
       return `${who} ${input.actorsCount === 2 ? 'created post in' : 'posted in'} ${input.communityName ?? ''}`.trimEnd();
     case 'comment':
       return `${who} commented on your post${inCommunity}`;

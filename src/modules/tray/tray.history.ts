@@ -7,7 +7,7 @@ import type { MembershipInterval } from '../social/social.types.js';
 import { ownerKeyOfCommunity, ownerKeyOfUser } from './tray.aggregator.js';
 import type { CandidateRow, HistoryReads, PageRecordRow, TrayRecordRow } from './tray.store.js';
 
-/** Records are kept 90 days from lastUpdate (SPEC.md, Limits). */
+/** Records are kept 90 days from lastUpdate (docs/contract.md, Limits). */
 export const TRAY_RETENTION_MS = 90 * 24 * 3600 * 1000;
 export const TRAY_PAGE_SIZE = 10;
 /** The first time slice a history read scans for community records; later slices are 3x wider. */

@@ -50,7 +50,7 @@ export const TrayRecord = Type.Object(
     actors: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), { maxItems: 3, description: 'At most 3, latest first' }),
     actorsCount: Type.Integer({ description: 'Distinct actors in the record' }),
   },
-  { description: 'A notification tray record (API-CONVENTIONS.md section 5)', examples: [TRAY_RECORD_EXAMPLE] },
+  { description: 'A notification tray record (docs/contract.md, Tray wire format)', examples: [TRAY_RECORD_EXAMPLE] },
 );
 export type TrayRecord = Static<typeof TrayRecord>;
 
@@ -71,7 +71,7 @@ export const TrayHistoryRecord = Type.Object(
     }),
   },
   {
-    description: 'One page of the notification tray (API-CONVENTIONS.md section 5)',
+    description: 'One page of the notification tray (docs/contract.md, Tray wire format)',
     examples: [
       {
         data: [TRAY_RECORD_EXAMPLE],
@@ -83,7 +83,7 @@ export const TrayHistoryRecord = Type.Object(
 );
 export type TrayHistoryRecord = Static<typeof TrayHistoryRecord>;
 
-/** One record as API-CONVENTIONS.md section 5 spells it. */
+/** One record as docs/contract.md, Tray wire format, spells it. */
 export function presentTrayRecord(view: RecordView, readerId: string, options: TrayPresentOptions): TrayRecord {
   const { record } = view;
   const verb = isTrayVerb(record.verb) ? record.verb : 'post';

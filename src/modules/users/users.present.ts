@@ -3,7 +3,7 @@ import { iso, parseJson } from '../channels/channels.present.js';
 import type { ReceivedFlagRow, UserRow } from './users.types.js';
 import { IsoTime, Nullable, OpenObject } from '../../shared/schemas.js';
 
-/** users row -> the admin API's user record (API-CONVENTIONS.md section 3), plus identity fields. */
+/** users row -> the admin API's user record (docs/contract.md, Records), plus identity fields. */
 export const UserRecord = Type.Object(
   {
     userId: Type.String(),
@@ -24,7 +24,7 @@ export const UserRecord = Type.Object(
     updatedAt: IsoTime('When the user last changed'),
   },
   {
-    description: 'A user (API-CONVENTIONS.md section 3, with the identity fields of section 6)',
+    description: 'A user (docs/contract.md, Records, with the identity fields of Surfaces beyond the original)',
     examples: [
       {
         userId: 'alice',

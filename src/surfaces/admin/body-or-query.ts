@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors.js';
 
 /**
- * The parameters of a DELETE that takes them in its body (as SPEC.md lists them) or in its query
+ * The parameters of a DELETE that takes them in its body (as docs/contract.md, Admin API, lists them) or in its query
  * string (as the original's 2023 API documents them). Both parts are declared with every field
  * optional and validated as usual; this picks the part that names any of `fields` and requires each
  * of them there. Naming them in both parts is refused rather than merged: a delete must not guess.

@@ -233,7 +233,7 @@ function registerMuteRoutes(app: TypedApp, channels: ChannelsService): void {
   );
 }
 
-/** SPEC.md names the singular path; every published version of the original names the plural one. */
+/** The contract names the singular path (docs/contract.md, Admin API); every published version of the original names the plural one. */
 function registerCloseRoutes(app: TypedApp, channels: ChannelsService): void {
   const close = async (request: FastifyRequest<{ Params: { channelId: string } }>) => {
     await channels.close(request.params.channelId);

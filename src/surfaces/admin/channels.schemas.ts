@@ -4,7 +4,7 @@ import { MAX_MUTE_PERIOD_MS } from '../../modules/channels/channels.service.js';
 import { Id, IdList, Metadata, Nullable, StringEnum, Tags } from '../../shared/schemas.js';
 import { PagingRecord } from '../shared/message-answers.js';
 
-/** Request and answer schemas of the admin channel routes (API-CONVENTIONS.md section 3). */
+/** Request and answer schemas of the admin channel routes (docs/contract.md, Records). */
 
 const firstExample = (schema: TSchema): unknown => (schema.examples as unknown[] | undefined)?.[0];
 const channelExample = firstExample(ChannelRecord) as Record<string, unknown>;

@@ -81,7 +81,7 @@ const BotList = Type.Object(
 );
 
 /**
- * Operator endpoints of sign-in (API-CONVENTIONS.md section 6), inside the admin-token plugin:
+ * Operator endpoints of sign-in (docs/contract.md, Surfaces beyond the original), inside the admin-token plugin:
  * minted user tokens, avatars, OAuth clients and bots.
  */
 export function registerIdentityAdminRoutes(

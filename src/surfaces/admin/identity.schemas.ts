@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Id, Nullable, StringEnum } from '../../shared/schemas.js';
 
-/** Request and answer schemas of the operator's sign-in routes (API-CONVENTIONS.md section 6). */
+/** Request and answer schemas of the operator's sign-in routes (docs/contract.md, Surfaces beyond the original). */
 
 export const UserIdParams = Type.Object({ userId: Id() });
 export const ClientIdParams = Type.Object({ clientId: Id() });

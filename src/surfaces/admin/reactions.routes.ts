@@ -107,7 +107,7 @@ const MostReactedAnswer = Type.Array(
   },
 );
 
-/** SPEC.md's Reactions table, on the admin API: the admin reacts as its own admin user. */
+/** The reactions table of docs/contract.md, Admin API: the admin reacts as its own admin user. */
 export function registerReactionRoutes(app: TypedApp, deps: { reactions: ReactionsService }): void {
   const { reactions } = deps;
 

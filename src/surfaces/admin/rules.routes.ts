@@ -44,7 +44,7 @@ interface RuleUpdateBody {
 }
 
 /**
- * The word a PUT names, and the field it came in. SPEC.md reads the body's `ruleId` as the new word;
+ * The word a PUT names, and the field it came in. The contract (docs/contract.md, Admin API) reads the body's `ruleId` as the new word;
  * the original's clients send the rule's own id there (`{ruleId, isEnabled}`), which names no word:
  * taken as one, it replaced the blocked word with the id. `regex` names the word unambiguously.
  */
@@ -137,7 +137,7 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
         schema: {
           ...tag,
           summary: `Change a ${kind} rule`,
-          description: `Changes only the fields the body names. The new ${what} goes in \`regex\` or, as SPEC.md has it, in \`ruleId\`; a \`ruleId\` equal to the rule's own id (the original's update body) changes no ${what}. A ${what} another rule has is 409.`,
+          description: `Changes only the fields the body names. The new ${what} goes in \`regex\` or, as docs/contract.md (Admin API) has it, in \`ruleId\`; a \`ruleId\` equal to the rule's own id (the original's update body) changes no ${what}. A ${what} another rule has is 409.`,
           params: RuleIdParams,
           consumes: JSON_AND_FORM,
           body: Type.Object(

@@ -31,7 +31,7 @@ const GROUP = 'general';
 const USER = 'alice';
 
 /**
- * The answer of every bot endpoint: API-CONVENTIONS.md section 1's `status`, and the message as the
+ * The answer of every bot endpoint: the `status` of docs/contract.md, Envelopes, and the message as the
  * later original described it (`id`, `type`, `groupId` = the channel, `threadId` = the topic, ''
  * for the main topic), plus its channelSegment and createdAt.
  */
@@ -89,7 +89,7 @@ interface BotRouteDeps {
   rate: BotRateLimit;
 }
 
-/** SPEC.md section A: six endpoints, a bot token each time, a per-bot rate limit. Registered under /bot/v1. */
+/** docs/contract.md, Bot API: six endpoints, a bot token each time, a per-bot rate limit. Registered under /bot/v1. */
 export function registerBotRoutes(app: TypedApp, deps: BotRouteDeps): void {
   const { rate } = deps;
 

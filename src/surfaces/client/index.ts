@@ -11,7 +11,7 @@ import { clientRateGate } from './rate-limits.js';
 import { registerSocialRoutes } from './social.routes.js';
 
 /**
- * The client API under /client/v1: end-user apps with a user access token (API-CONVENTIONS.md section 6),
+ * The client API under /client/v1: end-user apps with a user access token (docs/contract.md, Surfaces beyond the original),
  * each user limited per route class (rate-limits.ts), counted in Redis when set so instances share the budget.
  */
 export function clientSurface(container: Container) {

@@ -59,7 +59,7 @@ export const FlagBody = Type.Object(
 const MEMBERS_ONLY = '403 (400301) for a caller who is not a member of the channel; 404 for a missing or deleted message.';
 
 /**
- * Reactions and flags on messages from the client API (API-CONVENTIONS.md section 6): only members of
+ * Reactions and flags on messages from the client API (docs/contract.md, Surfaces beyond the original): only members of
  * the message's channel may use them (403 / 400301 otherwise); a missing or deleted message is 404.
  */
 export function registerClientMessageActionRoutes(app: TypedApp, deps: { reactions: ReactionsService; flags: MessageFlagsService }): void {

@@ -46,7 +46,7 @@ interface ClientMessageDeps {
 }
 
 /**
- * Reading and writing messages as a member (API-CONVENTIONS.md section 6): the admin API's message
+ * Reading and writing messages as a member (docs/contract.md, Surfaces beyond the original): the admin API's message
  * shapes, behind the send rules. Reactions and message flags live in their own modules.
  */
 export function registerClientMessageRoutes(app: TypedApp, deps: ClientMessageDeps): void {

@@ -51,7 +51,7 @@ interface SocialRouteDeps {
   social: SocialService;
 }
 
-/** Communities, posts, comments and post reactions under the client API (API-CONVENTIONS.md section 6). */
+/** Communities, posts, comments and post reactions under the client API (docs/contract.md, Surfaces beyond the original). */
 export function registerSocialRoutes(app: TypedApp, deps: SocialRouteDeps): void {
   registerCommunityRoutes(app, deps);
   registerPostAndCommentRoutes(app, deps);

@@ -11,7 +11,7 @@ import type { TrayService } from '../../modules/tray/tray.service.js';
 
 const tag = { tags: ['notification tray'] };
 
-/** SPEC.md Limits: 5 requests per second per user on the history. */
+/** docs/contract.md, Limits: 5 requests per second per user on the history. */
 export const HISTORY_RATE = { limit: 5, windowMs: 1000 };
 
 /** The bare JSON string "success", which the original's clients read. */
@@ -22,7 +22,7 @@ function sendSuccess(reply: FastifyReply): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(JSON.stringify('success'));
 }
 
-/** GET /history, POST /read, POST /last-read under the /notifications prefix (SPEC.md section D). */
+/** GET /history, POST /read, POST /last-read under the /notifications prefix (docs/contract.md, Notification tray). */
 export function registerTrayRoutes(app: TypedApp, deps: { tray: TrayService; limiter: RateLimiter; present: TrayPresentOptions }): void {
   const { tray, limiter, present } = deps;
 

@@ -7,7 +7,7 @@ import type { UserRow } from '../../modules/users/users.types.js';
 import type { Paging } from '../../shared/paging.js';
 import { Id, Nullable } from '../../shared/schemas.js';
 
-/** Message answers shared by the admin, client and bot surfaces (API-CONVENTIONS.md section 3). */
+/** Message answers shared by the admin, client and bot surfaces (docs/contract.md, Records). */
 export const MessageIdParams = Type.Object({ messageId: Id('The message id') });
 
 /** `paging` of a list answer: the tokens of the neighbouring pages, null at either end. */
@@ -69,7 +69,7 @@ function presentAuthor(row: UserRow): ReturnType<typeof presentUser> {
   return record;
 }
 
-/** The answer of message queries and creates (API-CONVENTIONS.md section 3): each author once. */
+/** The answer of message queries and creates (docs/contract.md, Records): each author once. */
 export function messagesAnswer(messages: MessageRecord[], authors: Array<UserRow | undefined>, paging: Paging = { next: null, prev: null }) {
   const users = new Map<string, UserRow>();
   for (const author of authors) if (author) users.set(author.id, author);

@@ -7,7 +7,7 @@ import { rawQueryOf } from './page-context.js';
 import { registerSignInPages } from './pages.routes.js';
 
 /**
- * OpenID Connect sign-in at the root (SPEC.md section B): discovery, keys, authorize and the login
+ * OpenID Connect sign-in at the root (docs/contract.md, Sign-in): discovery, keys, authorize and the login
  * pages, token, userinfo, avatars. Each route authenticates as its protocol says (client credentials,
  * session cookie, access token).
  */

@@ -109,7 +109,7 @@ const AVATAR_SCHEMA = {
 
 /**
  * The machine side of sign-in: /oauth/token and /userinfo, whose errors carry RFC 6749 / 6750
- * `error` and `error_description` beside the envelope (API-CONVENTIONS.md section 1).
+ * `error` and `error_description` beside the envelope (docs/contract.md, Errors).
  */
 export function registerOAuthApiRoutes(
   app: TypedApp,

@@ -93,7 +93,7 @@ export function createSignInPageContext(deps: SignInPageDeps) {
   }
 
   async function authorizeFrom(request: FastifyRequest, reply: FastifyReply, text: string, status: 302 | 303): Promise<FastifyReply> {
-    // SPEC.md order: the session cookie is read first, then the request is checked.
+    // The contract's order (docs/contract.md, Sign-in): the session cookie is read first, then the request is checked.
     const session = await sessions.current(request.cookies[sessionCookie]);
     return sendOutcome(request, reply, await deps.authorize.authorize(parseAuthorizationParameters(text), session), status);
   }

@@ -3,8 +3,8 @@ import { ErrorEnvelope } from '../../http/responses.js';
 import { OpenObject, StringEnum } from '../../shared/schemas.js';
 
 /**
- * The request and answer schemas of the sign-in surface (SPEC.md section B, API-CONVENTIONS.md
- * section 4). Answers are serialized through these schemas, so each lists every member its
+ * The request and answer schemas of the sign-in surface (docs/contract.md, Sign-in and
+ * Sign-in details). Answers are serialized through these schemas, so each lists every member its
  * producer emits: a member missing here would be dropped from the wire and break relying parties.
  */
 

@@ -60,7 +60,7 @@ describe.each(testDatabases)('channels admin API on %s', (database) => {
     expect(body.channelUser).toMatchObject({ userId: 'admin-env', channelId, membership: 'member', isBanned: false, isMuted: false });
   });
 
-  it('accepts the form encoding of SPEC.md with nested keys, arrays and JSON in a field', async () => {
+  it('accepts the form encoding the contract lists (docs/contract.md, Requests) with nested keys, arrays and JSON in a field', async () => {
     const bob = t.uniqueId('bob');
     const carol = t.uniqueId('carol');
     await admin.createUser(bob);

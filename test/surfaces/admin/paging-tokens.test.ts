@@ -3,7 +3,7 @@ import { adminClient } from '../../helpers/admin.js';
 import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-app.js';
 
 /**
- * Page tokens on the admin API (messages, channels, users), as API-CONVENTIONS.md section 3 says: a token that was altered is a 400000 "Query token is
+ * Page tokens on the admin API (messages, channels, users), as docs/contract.md, Records, says: a token that was altered is a 400000 "Query token is
  * invalid", and "`token` continues a previous page": sent alone it continues that query, filters and
  * page size included; sent with other filters it is refused.
  */

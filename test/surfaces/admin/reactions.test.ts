@@ -147,7 +147,7 @@ describe.each(testDatabases)('reactions admin API on %s', (database) => {
     });
   });
 
-  it('accepts the form encoding of SPEC.md', async () => {
+  it('accepts the form encoding the contract lists (docs/contract.md, Requests)', async () => {
     const messageId = await postMessage(await channelWith());
     const added = await admin.form('POST', '/api/v2/reactions', `referenceId=${messageId}&referenceType=message&reactionName=clap`);
     expect(added.statusCode, added.body).toBe(200);

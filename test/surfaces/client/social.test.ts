@@ -4,7 +4,7 @@ import { latestEventId } from '../../../src/events/outbox.js';
 import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-app.js';
 import { type TrayKit, trayKit } from '../../helpers/tray.js';
 
-/** The tray's sources in the client API: communities, posts, comments, post reactions (API-CONVENTIONS.md section 6). */
+/** The tray's sources in the client API: communities, posts, comments, post reactions (docs/contract.md, Surfaces beyond the original). */
 describe.each(testDatabases)('communities, posts, comments and reactions on %s', (database) => {
   let t: TestApp;
   let kit: TrayKit;

@@ -45,7 +45,7 @@ describe.each(testDatabases)('the tray switch on %s', (database) => {
     expect(await t.storage.db.selectFrom('tray_records').selectAll().execute()).toEqual([]);
   });
 
-  it('reads PARLEY_TRAY_ENABLED as API-CONVENTIONS.md section 7 says', async () => {
+  it('reads PARLEY_TRAY_ENABLED as docs/contract.md, Easy to get wrong, says', async () => {
     const { loadConfig } = await import('../../../src/config.js');
     expect(loadConfig({ PARLEY_TRAY_ENABLED: '1' }).trayEnabled).toBe(true);
     expect(loadConfig({ PARLEY_TRAY_ENABLED: 'true' }).trayEnabled).toBe(true);

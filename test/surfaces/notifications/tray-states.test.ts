@@ -4,7 +4,7 @@ import { createTrayService } from '../../../src/modules/tray/tray.service.js';
 import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-app.js';
 import { DAY_MS, type EndUser, type TrayKit, type TrayRecordJson, trayKit } from '../../helpers/tray.js';
 
-/** SPEC.md's States and transitions rows about notification records, and the tray's other rules. */
+/** The rows about notification records in docs/contract.md, States and transitions, and the tray's other rules. */
 describe.each(testDatabases)('tray records: states and transitions on %s', (database) => {
   let t: TestApp;
   let kit: TrayKit;

@@ -3,9 +3,9 @@ import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-ap
 import { type EndUser, type TrayKit, trayKit } from '../../helpers/tray.js';
 
 /**
- * Every row of SPEC.md's tray template table: 1, 2, 3, 4 and 12 actors for each verb, with and
- * without a community. Actors act in order 1..N, so the latest is N. The expected strings are
- * written out by hand (docs/architecture.md, "Notification tray", lists the same rules).
+ * Every row of the tray template table (docs/contract.md, Notification tray): 1, 2, 3, 4 and 12
+ * actors for each verb, with and without a community. Actors act in order 1..N, so the latest is N.
+ * The expected strings are written out by hand.
  */
 const COUNTS = [1, 2, 3, 4, 12] as const;
 const COMMUNITY = 'Summer Collection';
@@ -127,7 +127,7 @@ describe.each(testDatabases)('tray templates on %s', (database) => {
     });
   }
 
-  it('renders the examples of API-CONVENTIONS.md section 5 verbatim', async () => {
+  it('renders the examples of docs/contract.md, Tray wire format, verbatim', async () => {
     const reader = await kit.user('reader', 'Rita Reader');
     const noomers = await kit.community(reader, 'Noomers over 50', actors);
     const postId = await kit.post(reader, noomers);

@@ -71,7 +71,7 @@ describe.each(testDatabases)('sign-in: authorization code flow on %s', (database
     expect(s.redirectParams(again).get('code')).toBeTruthy();
   });
 
-  it('exchanges a code for the token response of API-CONVENTIONS.md, with an HS256 ID token keyed by the secret', async () => {
+  it('exchanges a code for the token response of docs/contract.md (Sign-in details), with an HS256 ID token keyed by the secret', async () => {
     const { person, client, code } = await s.codeFor({ extra: { nonce: 'n-0S6_WzA2Mj' } });
     const response = await s.token(
       { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri },

@@ -194,7 +194,7 @@ describe.each(testDatabases)('sign-in: refusals on %s', (database) => {
     }
   });
 
-  it('echoes state untouched; checking it is left to the client (SPEC.md sign-in step 3)', async () => {
+  it('echoes state untouched; checking it is left to the client (docs/contract.md, Sign-in, step 3)', async () => {
     const state = 'a b+c/d?e=f&g%h';
     const { params } = await s.codeFor({ extra: { state } });
     expect(params.get('state')).toBe(state);

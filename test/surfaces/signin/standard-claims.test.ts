@@ -6,7 +6,7 @@ import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-ap
 /**
  * OpenID Connect Core 5.3.2: a standard claim without a value is left out of userinfo and the ID
  * token, not sent as "". The original's own fields (firstname, lastname, email, avatar, position,
- * status, title...) keep their "" (API-CONVENTIONS.md section 4), since its SDKs read them unconditionally.
+ * status, title...) keep their "" (docs/contract.md, Sign-in details), since its SDKs read them unconditionally.
  */
 describe.each(testDatabases)('sign-in: empty standard claims are left out on %s', (database) => {
   let t: TestApp;

@@ -2617,7 +2617,7 @@ export interface paths {
         get?: never;
         /**
          * Change a blacklist rule
-         * @description Changes only the fields the body names. The new word goes in `regex` or, as SPEC.md has it, in `ruleId`; a `ruleId` equal to the rule's own id (the original's update body) changes no word. A word another rule has is 409.
+         * @description Changes only the fields the body names. The new word goes in `regex` or, as docs/contract.md (Admin API) has it, in `ruleId`; a `ruleId` equal to the rule's own id (the original's update body) changes no word. A word another rule has is 409.
          */
         put: {
             parameters: {
@@ -4274,7 +4274,7 @@ export interface paths {
                          */
                         "application/json": {
                             /**
-                             * @description A channel (API-CONVENTIONS.md section 3)
+                             * @description A channel (docs/contract.md, Records)
                              * @example {
                              *       "channelId": "general",
                              *       "type": "standard",
@@ -4697,7 +4697,7 @@ export interface paths {
                          */
                         "application/json": {
                             /**
-                             * @description A channel (API-CONVENTIONS.md section 3)
+                             * @description A channel (docs/contract.md, Records)
                              * @example {
                              *       "channelId": "general",
                              *       "type": "standard",
@@ -5321,7 +5321,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description A channel (API-CONVENTIONS.md section 3) */
+                /** @description A channel (docs/contract.md, Records) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6629,7 +6629,7 @@ export interface paths {
                             /** @description By user id */
                             results: {
                                 /**
-                                 * @description One user's membership of one channel (API-CONVENTIONS.md section 3)
+                                 * @description One user's membership of one channel (docs/contract.md, Records)
                                  * @example {
                                  *       "userId": "alice",
                                  *       "channelId": "general",
@@ -8630,7 +8630,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description A channel (API-CONVENTIONS.md section 3) */
+                /** @description A channel (docs/contract.md, Records) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9119,7 +9119,7 @@ export interface paths {
                             /** @description Newest channel first */
                             results: {
                                 /**
-                                 * @description A channel (API-CONVENTIONS.md section 3)
+                                 * @description A channel (docs/contract.md, Records)
                                  * @example {
                                  *       "channelId": "general",
                                  *       "type": "standard",
@@ -10613,7 +10613,7 @@ export interface paths {
                          */
                         "application/json": {
                             /**
-                             * @description A channel (API-CONVENTIONS.md section 3)
+                             * @description A channel (docs/contract.md, Records)
                              * @example {
                              *       "channelId": "general",
                              *       "type": "standard",
@@ -10668,7 +10668,7 @@ export interface paths {
                                 updatedAt: string;
                             };
                             /**
-                             * @description A message (API-CONVENTIONS.md section 3)
+                             * @description A message (docs/contract.md, Records)
                              * @example {
                              *       "messageId": "67d3f5a5e4b0a1c2d3e4f501",
                              *       "channelId": "general",
@@ -13477,7 +13477,7 @@ export interface paths {
                                  */
                                 lastFlaggedAt: string;
                                 /**
-                                 * @description A message (API-CONVENTIONS.md section 3)
+                                 * @description A message (docs/contract.md, Records)
                                  * @example {
                                  *       "messageId": "67d3f5a5e4b0a1c2d3e4f501",
                                  *       "channelId": "general",
@@ -14966,7 +14966,7 @@ export interface paths {
                                  */
                                 lastFlaggedAt: string;
                                 /**
-                                 * @description A user (API-CONVENTIONS.md section 3, with the identity fields of section 6)
+                                 * @description A user (docs/contract.md, Records, with the identity fields of Surfaces beyond the original)
                                  * @example {
                                  *       "userId": "alice",
                                  *       "displayName": "Alice Martin",
@@ -21172,7 +21172,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description A user (API-CONVENTIONS.md section 3, with the identity fields of section 6) */
+                /** @description A user (docs/contract.md, Records, with the identity fields of Surfaces beyond the original) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -21541,7 +21541,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A user (API-CONVENTIONS.md section 3, with the identity fields of section 6) */
+                /** @description A user (docs/contract.md, Records, with the identity fields of Surfaces beyond the original) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -22127,7 +22127,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description A user (API-CONVENTIONS.md section 3, with the identity fields of section 6) */
+                /** @description A user (docs/contract.md, Records, with the identity fields of Surfaces beyond the original) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -23119,7 +23119,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A user (API-CONVENTIONS.md section 3, with the identity fields of section 6) */
+                /** @description A user (docs/contract.md, Records, with the identity fields of Surfaces beyond the original) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -27362,7 +27362,7 @@ export interface paths {
         get?: never;
         /**
          * Change a whitelist rule
-         * @description Changes only the fields the body names. The new URL goes in `regex` or, as SPEC.md has it, in `ruleId`; a `ruleId` equal to the rule's own id (the original's update body) changes no URL. A URL another rule has is 409.
+         * @description Changes only the fields the body names. The new URL goes in `regex` or, as docs/contract.md (Admin API) has it, in `ruleId`; a `ruleId` equal to the rule's own id (the original's update body) changes no URL. A URL another rule has is 409.
          */
         put: {
             parameters: {
@@ -29955,7 +29955,7 @@ export interface paths {
                             /** @description Most recently active first */
                             channels: {
                                 /**
-                                 * @description A channel (API-CONVENTIONS.md section 3)
+                                 * @description A channel (docs/contract.md, Records)
                                  * @example {
                                  *       "channelId": "general",
                                  *       "type": "standard",
@@ -30010,7 +30010,7 @@ export interface paths {
                                     updatedAt: string;
                                 };
                                 /**
-                                 * @description One user's membership of one channel (API-CONVENTIONS.md section 3)
+                                 * @description One user's membership of one channel (docs/contract.md, Records)
                                  * @example {
                                  *       "userId": "alice",
                                  *       "channelId": "general",
@@ -30347,7 +30347,7 @@ export interface paths {
                          */
                         "application/json": {
                             /**
-                             * @description A channel (API-CONVENTIONS.md section 3)
+                             * @description A channel (docs/contract.md, Records)
                              * @example {
                              *       "channelId": "general",
                              *       "type": "standard",
@@ -36129,7 +36129,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A user (API-CONVENTIONS.md section 3, with the identity fields of section 6) */
+                /** @description A user (docs/contract.md, Records, with the identity fields of Surfaces beyond the original) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -41244,7 +41244,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description One page of the notification tray (API-CONVENTIONS.md section 5) */
+                /** @description One page of the notification tray (docs/contract.md, Tray wire format) */
                 200: {
                     headers: {
                         [name: string]: unknown;

@@ -58,7 +58,7 @@ export function createAuthorizeService(deps: {
   const { db, clock, issuer } = deps;
   const grants = createGrantsStore(db);
 
-  // SPEC.md order, after the session cookie: client and redirect_uri (never redirected), then the rest.
+  // The contract's order (docs/contract.md, Sign-in), after the session cookie: client and redirect_uri (never redirected), then the rest.
   const steps: AuthorizeStep[] = [
     checkClient((clientId) => deps.clients.find(clientId)),
     checkRedirectUri,

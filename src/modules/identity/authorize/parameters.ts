@@ -1,6 +1,6 @@
 /**
  * Reading an authorization request (query string or POST form) the way real clients send it
- * (API-CONVENTIONS.md section 4): `+` and `%20` are spaces, a raw space is kept, a malformed escape
+ * (docs/contract.md, Sign-in details): `+` and `%20` are spaces, a raw space is kept, a malformed escape
  * is kept as written, and an unencoded redirect_uri with its own `&` is recovered by the
  * redirect_uri step. Plain RFC form parsing: no brackets, no nesting.
  */

@@ -4,7 +4,7 @@ import type { OAuthErrorCode } from '../oauth-errors.js';
 import { type AuthorizationParameters, KNOWN_PARAMETERS, redirectUriCandidates } from './parameters.js';
 
 /**
- * The checks of an authorization request, one named step each, run in SPEC.md's order by
+ * The checks of an authorization request, one named step each, run in the contract's order (docs/contract.md, Sign-in) by
  * authorize.service.ts (after the session cookie is read): client and redirect_uri first, whose
  * failures are shown on an error page and never redirected (RFC 6749 section 4.1.2.1), then the
  * rest, whose failures go back to the client on its redirect_uri.

@@ -10,7 +10,7 @@ import { requireSignInUser, type FindUser } from './signin-user.js';
 /**
  * A narrower scope may be asked for on refresh (RFC 6749 section 6), never a wider one, and never one
  * without `openid`: as at the authorization request, scopes here are `openid` or `openid profile`, and
- * the token response carries an ID token on the refresh grant too (API-CONVENTIONS.md section 4).
+ * the token response carries an ID token on the refresh grant too (docs/contract.md, Sign-in details).
  */
 function refreshedScopes(granted: string[], asked: string | null): string[] {
   if (asked === null || asked.trim() === '') return granted;

@@ -10,7 +10,7 @@ import { idTokenClaims, signIdToken } from '../id-token.js';
 import type { RsaSigningKey } from '../signing-keys.js';
 import { createTokenWriter } from './token-writer.js';
 
-/** Access tokens last an hour by default (SPEC.md Limits); refresh tokens 30 days, rotated on each use. */
+/** Access tokens last an hour by default (docs/contract.md, Limits); refresh tokens 30 days, rotated on each use. */
 export const ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 

@@ -1,0 +1,89 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVERY_TIME_413, type Kind, oversizedScene, type Scene, SIZE, TIMES, sendEveryBody, sendWhole } from './oversized-bodies.js';
+
+/** A body of ${SIZE / 2 ** 20} MB, over every limit, sent by a raw socket that writes the whole body before reading: a readable 413 envelope every time. */
+describe('bodies over the limit, sent by a raw socket that writes the whole body before reading', () => {
+  let scene: Scene;
+  beforeAll(async () => {
+    scene = await oversizedScene();
+  });
+  afterAll(async () => {
+    await scene.t.close();
+  });
+
+  for (const kind of ['json', 'form', 'multipart'] as Kind[]) {
+    it(`answers ${TIMES} readable 413 envelopes in a row to ${kind} bodies of ${SIZE / 2 ** 20} MB, on every surface that takes them`, async () => {
+      const outcomes = await sendEveryBody(scene, kind, (target, body) => sendWhole(scene.port, target, body));
+      expect(Object.keys(outcomes).length).toBeGreaterThanOrEqual(kind === 'multipart' ? 3 : 5);
+      for (const [target, answers] of Object.entries(outcomes)) expect(answers, target).toEqual(EVERY_TIME_413);
+    }, 240_000);
+  }
+});
+
+describe('a request that asks before sending its body', () => {
+  let scene: Scene;
+  beforeAll(async () => {
+    scene = await oversizedScene();
+  });
+  afterAll(async () => {
+    await scene.t.close();
+  });
+
+  it('is refused at once, before 100 Continue, when its declared length is over anything a route accepts', async () => {
+    const socket = net.connect(scene.port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write(
+      [
+        'POST /api/v2/messages/files HTTP/1.1',
+        'Host: 127.0.0.1',
+        `Authorization: Bearer ${scene.adminToken}`,
+        'Content-Type: multipart/form-data; boundary=x',
+        `Content-Length: ${SIZE}`,
+        'Expect: 100-continue',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    socket.destroy();
+    const text = Buffer.concat(received).toString('utf8');
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text).not.toContain('100 Continue');
+    expect(JSON.parse(text.split('\r\n\r\n')[1] ?? '')).toMatchObject({ status: 'error', code: 500000 });
+  });
+
+  it('is told to continue when its length is within the limits, and answered as usual', async () => {
+    const body = JSON.stringify({ channelId: scene.t.uniqueId('asked'), type: 'standard' });
+    const socket = net.connect(scene.port, '127.0.0.1');
+    const received: Buffer[] = [];
+    const continued = new Promise<void>((resolve) =>
+      socket.on('data', (chunk: Buffer) => {
+        received.push(chunk);
+        if (Buffer.concat(received).toString('utf8').includes('100 Continue')) resolve();
+      }),
+    );
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write(
+      [
+        'POST /api/v2/channel HTTP/1.1',
+        'Host: 127.0.0.1',
+        `Authorization: Bearer ${scene.adminToken}`,
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Expect: 100-continue',
+        'Connection: close',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    await continued;
+    socket.write(body);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    socket.destroy();
+    const text = Buffer.concat(received).toString('utf8');
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  });
+});
