@@ -102,7 +102,7 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
   });
   retention.start();
   // Erasure and export of one user's data, through the services that own each part.
-  const privacy = createPrivacy({ db: base.db, dialect: base.dialect, clock: base.clock, blobs: base.blobs, services: content });
+  const privacy = createPrivacy({ db: base.db, dialect: base.dialect, clock: base.clock, blobs: base.blobs, notices: base.notices, services: content });
 
   const metricSources = {
     outboxLag: async () => Math.max(0, (await latestEventId(base.db)) - base.events.relay.position),
@@ -313,6 +313,10 @@ async function buildDelivery(base: Foundation, content: Content, people: People)
   // A ban ends the user's streams at once, on every instance the bus reaches.
   notices.on('user.globalBanChanged', ({ userId, banned }) => {
     if (banned) gateway.disconnectBanned(userId);
+  });
+  // A revocation ends the streams opened with the tokens it revoked, the same way.
+  notices.on('user.tokensRevoked', ({ userId }) => {
+    void gateway.endRevoked(userId);
   });
   events.relay.onEvents((batch) => gateway.deliver(batch));
   const botRateLimiter = createRateLimiter({ redis });

@@ -70,14 +70,14 @@ function percentile(sorted: number[], p: number): number {
 
 async function inProcess(storage: Storage): Promise<{ medianUs: number; p99Us: number; top: number }> {
   const store = createReactionsStore(storage.db, storage.dialect);
-  for (let i = 0; i < 500; i++) await store.mostReacted(NAME, 10);
+  for (let i = 0; i < 500; i++) await store.mostReacted(NAME, 10, 'all');
   const budgetMs = Math.min(3000, Number(process.env.BENCH_SECONDS ?? 10) * 200);
   const times: number[] = [];
   let top = 0;
   const started = performance.now();
   while (performance.now() - started < budgetMs) {
     const t0 = performance.now();
-    const rows = await store.mostReacted(NAME, 10);
+    const rows = await store.mostReacted(NAME, 10, 'all');
     times.push(performance.now() - t0);
     top = rows[0]?.reaction_count ?? 0;
   }

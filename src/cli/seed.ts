@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { sql } from 'kysely';
 import { hashPassword } from '../modules/identity/passwords.js';
+import { insertUserRows } from '../modules/users/users.service.js';
+import type { UserRow } from '../modules/users/users.types.js';
 import type { Storage } from '../storage/database.js';
 import { newObjectId } from '../storage/ids.js';
 import { migrateToLatest } from '../storage/migrate.js';
@@ -8,9 +10,10 @@ import { runTransaction } from '../storage/transactions.js';
 
 /**
  * `parley seed --demo`: realistic data for trying Parley: users with names, channels with members,
- * and conversations with comments. Rows are written in large transactions straight to the tables
- * (the same shapes the services write), so a million messages take seconds, not hours. Seeding
- * writes no outbox events: nothing is "happening", the history simply exists.
+ * and conversations with comments. Rows are written in large transactions, users through the users
+ * module's bulk insert, channels, members and messages straight to the tables (the same shapes the
+ * services write), so a million messages take seconds, not hours. Seeding writes no outbox events:
+ * nothing is "happening", the history simply exists.
  */
 export interface SeedOptions {
   users: number;
@@ -143,35 +146,33 @@ async function insertDemoUsers(db: Storage['db'], userIds: string[], passwordHas
     progress.rewindTo(beforeUsers);
     for (let start = 0; start < userIds.length; start += 1000) {
       const chunk = userIds.slice(start, start + 1000);
-      await trx
-        .insertInto('users')
-        .values(
-          chunk.map((id, i) => {
-            const first = FIRST[(start + i) % FIRST.length] as string;
-            const last = LAST[(start + i) % LAST.length] as string;
-            return {
-              id,
-              kind: 'user',
-              display_name: `${first} ${last}`,
-              roles: '[]',
-              metadata: '{}',
-              flag_count: 0,
-              is_global_ban: 0,
-              username: id,
-              password_hash: passwordHash,
-              firstname: first,
-              lastname: last,
-              email: `${id}@example.com`,
-              position: null,
-              status: null,
-              extras: '{}',
-              avatar: null,
-              created_at: now,
-              updated_at: now,
-            };
-          }),
-        )
-        .execute();
+      await insertUserRows(
+        trx,
+        chunk.map((id, i): UserRow => {
+          const first = FIRST[(start + i) % FIRST.length] as string;
+          const last = LAST[(start + i) % LAST.length] as string;
+          return {
+            id,
+            kind: 'user',
+            display_name: `${first} ${last}`,
+            roles: '[]',
+            metadata: '{}',
+            flag_count: 0,
+            is_global_ban: 0,
+            username: id,
+            password_hash: passwordHash,
+            firstname: first,
+            lastname: last,
+            email: `${id}@example.com`,
+            position: null,
+            status: null,
+            extras: '{}',
+            avatar: null,
+            created_at: now,
+            updated_at: now,
+          };
+        }),
+      );
       progress.advance(chunk.length);
     }
   });

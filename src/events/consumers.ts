@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Dialect, Executor } from '../storage/database.js';
 import { periodicLooks } from '../shared/periodic.js';
 import { runTransaction } from '../storage/transactions.js';
+import { ensureSetting, writeSetting } from '../storage/settings.js';
 import type { EventType, OutboxEvent } from './catalogue.js';
 import { latestEventId, readEventsAfter } from './outbox.js';
 import type { OutboxRelay } from './relay.js';
@@ -218,17 +219,9 @@ async function pruneBatch(trx: Executor, dialect: Dialect, options: PruneOptions
   const deleted = last === 0 ? 0 : Number((await trx.deleteFrom('outbox').where('id', '<=', last).executeTakeFirst()).numDeletedRows);
   if (last > 0) {
     const through = Math.max(last, await prunedThrough(trx));
-    await trx
-      .updateTable('settings')
-      .set({ value: String(through) })
-      .where('key', '=', PRUNED_THROUGH_KEY)
-      .execute();
+    await writeSetting(trx, PRUNED_THROUGH_KEY, String(through));
   }
-  await trx
-    .updateTable('settings')
-    .set({ value: String(now) })
-    .where('key', '=', PRUNED_AT_KEY)
-    .execute();
+  await writeSetting(trx, PRUNED_AT_KEY, String(now));
   const more = deleted > 0 && rows.length === options.batchSize && last === Number(rows.at(-1)?.id);
   let heldBack: HeldBack | null = null;
   if (!more && slowest && slowest.last_id < newest - 1) {
@@ -262,13 +255,7 @@ export function createOutboxPruner(deps: {
   let stopped = false;
 
   async function ensureRows(): Promise<void> {
-    for (const key of [PRUNED_AT_KEY, PRUNED_THROUGH_KEY]) {
-      await deps.db
-        .insertInto('settings')
-        .values({ key, value: '0' })
-        .onConflict((oc) => oc.column('key').doNothing())
-        .execute();
-    }
+    for (const key of [PRUNED_AT_KEY, PRUNED_THROUGH_KEY]) await ensureSetting(deps.db, key, '0');
   }
 
   /** Batches until the outbox holds nothing more to remove, when no run began within the interval. */

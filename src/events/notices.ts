@@ -7,6 +7,12 @@ import type { EventBus } from './bus.js';
  */
 export type Notice =
   | { type: 'user.globalBanChanged'; userId: string; banned: boolean }
+  /**
+   * Access tokens of the user were revoked (one, a grant's, or all of them): every instance ends the
+   * user's streams opened with a token that no longer authorizes (realtime.gateway.ts). The notice
+   * names the user only; which of their streams end is read from the tokens, after the commit.
+   */
+  | { type: 'user.tokensRevoked'; userId: string }
   /** Admin tokens were revoked: every instance forgets the admin tokens it cached (tokens.service.ts). */
   | { type: 'adminToken.revoked'; tokenIds: string[] }
   /** An OAuth client was deleted: every instance forgets it, so a bot's deleted client gets no more tokens. */
@@ -62,6 +68,9 @@ function parseNotice(message: string): { origin: string; notice: Notice } | null
     if (typeof value.origin !== 'string' || !notice) return null;
     if (notice.type === 'user.globalBanChanged' && typeof notice.userId === 'string' && typeof notice.banned === 'boolean') {
       return { origin: value.origin, notice: { type: notice.type, userId: notice.userId, banned: notice.banned } };
+    }
+    if (notice.type === 'user.tokensRevoked' && typeof notice.userId === 'string') {
+      return { origin: value.origin, notice: { type: notice.type, userId: notice.userId } };
     }
     if (notice.type === 'adminToken.revoked' && Array.isArray(notice.tokenIds) && notice.tokenIds.every((id) => typeof id === 'string')) {
       return { origin: value.origin, notice: { type: notice.type, tokenIds: notice.tokenIds as string[] } };

@@ -24,6 +24,8 @@ export interface RegisteredRoute {
   websocket: boolean;
   /** The route's schemas, as JSON Schema. */
   schema: { body?: unknown; querystring?: unknown; params?: unknown; response?: unknown };
+  /** What the route declares about itself (who may call it, what the audit calls it). */
+  config?: unknown;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -99,6 +101,7 @@ export async function createServer(config: Config, logStream?: { write(line: str
         url: route.url ?? route.path,
         websocket: Boolean((route as { websocket?: boolean }).websocket),
         schema: route.schema ?? {},
+        config: route.config,
       });
     }
   });

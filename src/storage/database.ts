@@ -139,6 +139,11 @@ export function openStorage(options: { databaseUrl: string | null; dataDir: stri
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
   const file = openSqliteFile(options.dataDir);
   file.pragma('synchronous = NORMAL');
+  // Deleted rows are overwritten with zeros, in their page and on pages they free, so what an erasure
+  // or retention removes is not left readable in free space (and so in backups, which copy every
+  // page). ON rather than FAST: FAST leaves freed pages as they were, and a long text fills whole
+  // overflow pages that its delete frees. wal-truncate.ts takes the old copies out of the WAL.
+  file.pragma('secure_delete = ON');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
   // SQLite's own lower() folds ASCII only, so a search for "élo" never met "Élodie" (PostgreSQL's

@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { chunks } from '../../storage/chunks.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { AuditLogTable, AuditTargetsTable } from '../../storage/schema.js';
+import * as settings from '../../storage/settings.js';
 import type { AuditRow } from './audit.types.js';
 
 /** What a page of entries is read with; `at`/`id` of the entry the page continues from, and the way. */
@@ -104,20 +105,12 @@ export function createAuditStore(db: Executor) {
       if (!row) return false;
       const lastRun = Number(row.value);
       if (Number.isFinite(lastRun) && now - lastRun < intervalMs && now >= lastRun) return false;
-      await db
-        .updateTable('settings')
-        .set({ value: String(now) })
-        .where('key', '=', key)
-        .execute();
+      await settings.writeSetting(db, key, String(now));
       return true;
     },
 
     async ensureSetting(key: string): Promise<void> {
-      await db
-        .insertInto('settings')
-        .values({ key, value: '0' })
-        .onConflict((oc) => oc.column('key').doNothing())
-        .execute();
+      await settings.ensureSetting(db, key, '0');
     },
   };
 }

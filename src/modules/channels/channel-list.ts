@@ -1,3 +1,4 @@
+import type { ChannelScope } from './channels.policy.js';
 import { canonicalList, filterFields, filtersOfPage, isStringList, type PageTokens, type Paging } from '../../shared/paging.js';
 import type { ChannelCursor, ChannelsStore } from './channels.store.js';
 import type { ChannelRow, MemberRow } from './channels.types.js';
@@ -56,7 +57,13 @@ const isCursorToken = (value: Record<string, unknown>): value is CursorToken =>
   typeof value.f === 'string';
 
 /** One page of the channel list, newest first, with the listed user's (or the caller's) memberships. */
-export async function listChannels(store: ChannelsStore, pageTokens: PageTokens, actor: { userId: string }, input: ChannelQueryInput): Promise<ChannelPage> {
+export async function listChannels(
+  store: ChannelsStore,
+  pageTokens: PageTokens,
+  actor: { userId: string },
+  input: ChannelQueryInput,
+  scope: ChannelScope,
+): Promise<ChannelPage> {
   let limit = input.options?.limit ?? 10;
   let after: ChannelCursor | null = null;
   let before: ChannelCursor | null = null;
@@ -78,7 +85,7 @@ export async function listChannels(store: ChannelsStore, pageTokens: PageTokens,
     ...(filter === 'all' ? [] : [{ userId: actor.userId, isMember: filter === 'member' }]),
   ];
   const skip = input.options?.skip ?? 0;
-  const fetched = await store.listPage({ memberships: membershipConditions, anyTags: filters.a, excludeTags: filters.x, limit, skip, after, before });
+  const fetched = await store.listPage({ memberships: membershipConditions, anyTags: filters.a, excludeTags: filters.x, scope, limit, skip, after, before });
   const hasMore = fetched.length > limit;
   // Going backwards, the extra row is the oldest-first list's head; forwards, its tail.
   const rows = before ? fetched.slice(hasMore ? 1 : 0) : fetched.slice(0, limit);

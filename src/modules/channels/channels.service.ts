@@ -1,9 +1,10 @@
+import type { ChannelScope } from './channels.policy.js';
 import type { Clock } from '../../clock.js';
 import { appendEvents } from '../../events/outbox.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import type { PageTokens } from '../../shared/paging.js';
 import { MAX_JSON_BYTES } from '../../shared/schemas.js';
-import type { Dialect, Executor } from '../../storage/database.js';
+import { type Dialect, dialectOf, type Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { emitChannelUpdated, lockOpenChannel, memberEvent, requireUsers } from './channel-changes.js';
 import { type ChannelPage, type ChannelQueryInput, listChannels } from './channel-list.js';
@@ -79,14 +80,34 @@ function removalsOnClose(closed: ChannelRow, former: string[], now: number) {
   return removals;
 }
 
+/*
+ * Writes other modules make to channels rows, in their own transactions when they pass their `trx`.
+ */
+
+/** A delete in the messages module moves the channel's live message count, in the delete's transaction. */
+export function addToChannelMessageCount(trx: Executor, channelId: string, delta: number): Promise<void> {
+  return createChannelsStore(trx, dialectOf(trx)).addToMessageCount(channelId, delta);
+}
+
+/** Closing deletes every message of the channel (a close hook of the messages module): none is live. */
+export function clearChannelMessageCount(trx: Executor, channelId: string): Promise<void> {
+  return createChannelsStore(trx, dialectOf(trx)).update(channelId, { message_count: 0 });
+}
+
+/** Moves a member's read marker forward only (the client API); answers the marker in place, null for a non-member. */
+export function advanceReadMarker(db: Executor, channelId: string, userId: string, segment: number, now: number): Promise<number | null> {
+  return createChannelsStore(db, dialectOf(db)).advanceReadMarker(channelId, userId, segment, now);
+}
+
 export function createChannelsService(deps: { db: Executor; dialect: Dialect; clock: Clock; pageTokens: PageTokens; closeHooks: ChannelCloseHook[] }) {
   const { db, dialect, clock, pageTokens } = deps;
   const channels = createChannelsStore(db, dialect);
   const inTransaction: ChannelTransaction = (work) => runTransaction(db, (trx) => work(createChannelsStore(trx, dialect), trx));
 
   return {
-    query(actor: Actor, input: ChannelQueryInput): Promise<ChannelPage> {
-      return listChannels(channels, pageTokens, actor, input);
+    /** A page of channels; `scope` leaves bots' conversations out for those who may not see them (channels.policy.ts). */
+    query(actor: Actor, input: ChannelQueryInput, scope: ChannelScope = 'all'): Promise<ChannelPage> {
+      return listChannels(channels, pageTokens, actor, input, scope);
     },
 
     async create(actor: Actor, input: CreateChannelInput): Promise<{ channel: ChannelRow; member: MemberRow | undefined }> {

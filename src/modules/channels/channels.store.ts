@@ -1,8 +1,9 @@
+import type { ChannelScope } from './channels.policy.js';
 import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { Database } from '../../storage/schema.js';
 import type { UserRow } from '../users/users.types.js';
-import type { ChannelRow, MemberRow } from './channels.types.js';
+import { CONVERSATION_TYPE, type ChannelRow, type MemberRow } from './channels.types.js';
 
 export { CONVERSATION_TYPE, type ChannelRow, type MemberRow } from './channels.types.js';
 
@@ -17,6 +18,8 @@ export interface ChannelListQuery {
   memberships: Array<{ userId: string; isMember: boolean }>;
   anyTags: string[];
   excludeTags: string[];
+  /** Whether bots' conversations are listed (channels.policy.ts). */
+  scope: ChannelScope;
   limit: number;
   skip: number;
   after: ChannelCursor | null;
@@ -50,6 +53,7 @@ function filtered(db: Executor, query: ChannelListQuery): ChannelSelect {
     const member = isMemberOf(userId);
     select = isMember ? select.where(member) : select.where((eb) => eb.not(member(eb)));
   }
+  if (query.scope === 'withoutConversations') select = select.where('type', '<>', CONVERSATION_TYPE);
   if (query.anyTags.length > 0) select = select.where(hasAnyTag(query.anyTags));
   if (query.excludeTags.length > 0) {
     const excluded = hasAnyTag(query.excludeTags);
@@ -141,6 +145,15 @@ function channelQueries(db: Executor, dialect: Dialect) {
 
     async update(id: string, changes: Partial<Omit<ChannelRow, 'id'>>): Promise<void> {
       await db.updateTable('channels').set(changes).where('id', '=', id).execute();
+    },
+
+    /** Live messages come and go (deletes, in the messages module's transaction); `updated_at` stays. */
+    async addToMessageCount(id: string, delta: number): Promise<void> {
+      await db
+        .updateTable('channels')
+        .set((eb) => ({ message_count: eb('message_count', '+', delta) }))
+        .where('id', '=', id)
+        .execute();
     },
 
     async addToMemberCount(id: string, delta: number, now: number): Promise<void> {
@@ -242,6 +255,26 @@ function memberQueries(db: Executor) {
     async findUsers(userIds: readonly string[]): Promise<UserRow[]> {
       if (userIds.length === 0) return [];
       return db.selectFrom('users').selectAll().where('id', 'in', userIds).execute();
+    },
+
+    /** Moves the member's read marker forward only; answers the marker in place, null for a non-member. */
+    async advanceReadMarker(channelId: string, userId: string, segment: number, now: number): Promise<number | null> {
+      await db
+        .updateTable('channel_members')
+        .set({ read_to_segment: segment, updated_at: now })
+        .where('channel_id', '=', channelId)
+        .where('user_id', '=', userId)
+        .where('membership', '=', 'member')
+        .where('read_to_segment', '<', segment)
+        .execute();
+      const row = await db
+        .selectFrom('channel_members')
+        .select('read_to_segment')
+        .where('channel_id', '=', channelId)
+        .where('user_id', '=', userId)
+        .where('membership', '=', 'member')
+        .executeTakeFirst();
+      return row?.read_to_segment ?? null;
     },
 
     async setMembersMute(channelId: string, userIds: readonly string[], muteUntil: number | null, now: number): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
+import { advanceReadMarker } from '../channels/channels.service.js';
 import type { SendRules } from '../messages/send-rules.js';
 import type { UserRow } from '../users/users.types.js';
 import { createClientStore, type MembershipWithChannel } from './client.store.js';
@@ -25,7 +26,7 @@ export function createClientService(deps: { db: Executor; clock: Clock; sendRule
       // As for reading its messages: a missing channel is 404, a ban 400304, no membership 400301.
       const { channel } = await deps.sendRules.requireReader(actor.userId, channelId);
       // A marker ahead of the channel would count its next messages read.
-      const readTo = await store.advanceReadMarker(channelId, actor.userId, Math.min(segment, channel.last_segment), deps.clock.now());
+      const readTo = await advanceReadMarker(deps.db, channelId, actor.userId, Math.min(segment, channel.last_segment), deps.clock.now());
       if (readTo === null) throw new AppError('permissionDenied', 'Not a member of the channel.');
       return readTo;
     },

@@ -60,25 +60,5 @@ export function createClientStore(db: Executor) {
         },
       }));
     },
-
-    /** Moves the read marker forward only; answers the marker now in place. */
-    async advanceReadMarker(channelId: string, userId: string, segment: number, now: number): Promise<number | null> {
-      await db
-        .updateTable('channel_members')
-        .set({ read_to_segment: segment, updated_at: now })
-        .where('channel_id', '=', channelId)
-        .where('user_id', '=', userId)
-        .where('membership', '=', 'member')
-        .where('read_to_segment', '<', segment)
-        .execute();
-      const row = await db
-        .selectFrom('channel_members')
-        .select('read_to_segment')
-        .where('channel_id', '=', channelId)
-        .where('user_id', '=', userId)
-        .where('membership', '=', 'member')
-        .executeTakeFirst();
-      return row?.read_to_segment ?? null;
-    },
   };
 }

@@ -5,6 +5,7 @@ import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { decoderOf, readImageHeader } from '../messages/images.js';
+import { pointUserAtAvatar } from '../users/users.service.js';
 import type { UserRow } from '../users/users.types.js';
 import { createAvatarsStore } from './avatars.store.js';
 
@@ -61,7 +62,7 @@ export function createAvatarsService(deps: { db: Executor; clock: Clock; blobs: 
           const user = await inTrx.currentAvatarOf(userId);
           if (!user) throw notFound('User');
           await inTrx.insert({ id: avatarId, user_id: userId, content_type: contentType, created_at: now });
-          await inTrx.pointUserAt(userId, avatarId, now);
+          await pointUserAtAvatar(trx, userId, avatarId, now);
           if (user.avatar !== null) await inTrx.delete(user.avatar);
           return user.avatar;
         });

@@ -3,7 +3,7 @@ import type { AvatarsTable } from '../../storage/schema.js';
 
 export type AvatarRow = AvatarsTable;
 
-/** Avatar rows, and the users row's pointer to the current one. */
+/** Avatar rows, and the users row's pointer to the current one (read here, written by the users module). */
 export function createAvatarsStore(db: Executor) {
   return {
     /** The user's current avatar id; undefined when the user does not exist. */
@@ -13,10 +13,6 @@ export function createAvatarsStore(db: Executor) {
 
     async insert(row: AvatarRow): Promise<void> {
       await db.insertInto('avatars').values(row).execute();
-    },
-
-    async pointUserAt(userId: string, avatarId: string, now: number): Promise<void> {
-      await db.updateTable('users').set({ avatar: avatarId, updated_at: now }).where('id', '=', userId).execute();
     },
 
     async delete(avatarId: string): Promise<void> {

@@ -6,6 +6,7 @@ import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { parseJson } from '../channels/channels.present.js';
+import { insertAccountUser } from '../users/users.service.js';
 import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import { type BotRow, type ClientRow, type ClientsStore, createClientsStore } from './clients.store.js';
 import { CONSOLE_CLIENT_ID } from './console-client.js';
@@ -323,7 +324,8 @@ export function createClientsService(deps: {
       });
       await runTransaction(db, async (trx) => {
         const scoped = createClientsStore(trx);
-        await scoped.insertBotUser(userId, input.displayName, now);
+        // The bot's users row, in the transaction that writes its client and bot rows.
+        await insertAccountUser(trx, { id: userId, kind: 'bot', displayName: input.displayName, now });
         await scoped.insertClient(row);
         await scoped.insertBot({ user_id: userId, client_id: row.client_id, webhook_url: input.webhookUrl ?? null, created_at: now });
       });

@@ -72,25 +72,6 @@ export function createClientsStore(db: Executor) {
       await db.updateTable('tokens').set({ revoked_at: now }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
     },
 
-    /** The users row of a new bot, written in the transaction that writes its client and bot rows. */
-    async insertBotUser(userId: string, displayName: string, now: number): Promise<void> {
-      await db
-        .insertInto('users')
-        .values({
-          id: userId,
-          kind: 'bot',
-          display_name: displayName,
-          roles: '[]',
-          metadata: '{}',
-          extras: '{}',
-          flag_count: 0,
-          is_global_ban: 0,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-    },
-
     async insertBot(row: BotRow): Promise<void> {
       await db.insertInto('bots').values(row).execute();
     },

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import type { Notices } from '../../events/notices.js';
 import { notFound } from '../../shared/errors.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
@@ -14,7 +15,8 @@ export type { GrantRow, RevokedCredentials } from './credentials.store.js';
  * (and so locked) the user row: a password change, a global ban and its lifting call it in the
  * transaction that writes the user. Login sessions, refresh tokens (grants), user and bot access
  * tokens (minted ones included) and codes not yet exchanged stop working on every instance once it
- * commits: none of them is cached. Admin tokens are not touched.
+ * commits: none of them is cached. Admin tokens are not touched. Streams opened with the revoked
+ * tokens end when the caller, after the commit, publishes `user.tokensRevoked`.
  *
  * `accessTokens: false` leaves the access tokens for later: a ban keeps them, refused with 403 /
  * 400312 ("User is banned from the system.") while it lasts, as the original's clients expect, and
@@ -39,8 +41,16 @@ export const DEFAULT_CREDENTIALS_LIMIT = 100;
  * The operator's view of a user's credentials (admin API): live login sessions, access tokens and
  * grants, each listed without its secret and revocable one by one, and "sign out everywhere".
  */
-export function createCredentialsService(deps: { db: Executor; dialect: Dialect; clock: Clock; findUser: (userId: string) => Promise<UserRow | undefined> }) {
+export function createCredentialsService(deps: {
+  db: Executor;
+  dialect: Dialect;
+  clock: Clock;
+  findUser: (userId: string) => Promise<UserRow | undefined>;
+  /** Told after a revocation of access tokens commits: every instance ends the streams opened with them. */
+  notices?: Pick<Notices, 'publish'>;
+}) {
   const store = createCredentialsStore(deps.db);
+  const tokensRevoked = (userId: string): void => deps.notices?.publish({ type: 'user.tokensRevoked', userId });
 
   async function requireUser(userId: string): Promise<void> {
     if (!(await deps.findUser(userId))) throw notFound('User');
@@ -61,7 +71,10 @@ export function createCredentialsService(deps: { db: Executor; dialect: Dialect;
       return store.listSessions(userId, deps.clock.now(), limit);
     },
 
-    /** Ends one login session of the user; an unknown, ended or expired one is a 404. */
+    /**
+     * Ends one login session of the user; an unknown, ended or expired one is a 404. No access token
+     * comes from a session, so every token and stream of the apps it signed in to lives on.
+     */
     async revokeSession(userId: string, sessionId: string): Promise<void> {
       await requireUser(userId);
       if (!(await withUserLocked(userId, (scoped, now) => scoped.revokeSession(userId, sessionId, now)))) throw notFound('Session');
@@ -85,13 +98,16 @@ export function createCredentialsService(deps: { db: Executor; dialect: Dialect;
         return (await scoped.revokeGrant(userId, tokenId, now)) ? ('grant' as const) : null;
       });
       if (revoked === null) throw notFound('Token');
+      tokensRevoked(userId);
       return revoked;
     },
 
     /** Sign out everywhere: every session, grant and access token of the user (see revokeUserCredentials). */
     async signOutEverywhere(userId: string): Promise<RevokedCredentials> {
       await requireUser(userId);
-      return withUserLocked(userId, (scoped, now) => scoped.revokeAll(userId, now, { keepSessionId: null, accessTokens: true }));
+      const revoked = await withUserLocked(userId, (scoped, now) => scoped.revokeAll(userId, now, { keepSessionId: null, accessTokens: true }));
+      tokensRevoked(userId);
+      return revoked;
     },
   };
 }

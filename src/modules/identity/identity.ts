@@ -41,7 +41,10 @@ export async function createIdentity(deps: {
   networkId: string;
   /** Where a bot's webhook URL may point (checked when a bot is created or its webhook moved). */
   webhookTargets: WebhookTargets;
-  /** The server's notices: a deleted OAuth client is forgotten by every instance's cache. */
+  /**
+   * The server's notices: a deleted OAuth client is forgotten by every instance's cache, and a
+   * revocation of a user's tokens ends the streams opened with them on every instance.
+   */
   notices?: Pick<Notices, 'publish' | 'on'>;
   /** The users module's lookups: sign-in reads the user it signs in. */
   users: { findById(userId: string): Promise<UserRow | undefined>; findByUsername(username: string): Promise<UserRow | undefined> };
@@ -84,7 +87,7 @@ export async function createIdentity(deps: {
     avatars,
     sessions,
     /** The operator's view of a user's sessions, tokens and grants, and their revocation. */
-    credentials: createCredentialsService({ db, dialect: deps.dialect, clock, findUser }),
+    credentials: createCredentialsService({ db, dialect: deps.dialect, clock, findUser, notices: deps.notices }),
     login,
     authorize,
     token,

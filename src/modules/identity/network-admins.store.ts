@@ -1,13 +1,9 @@
 import type { Executor } from '../../storage/database.js';
 import type { UserRow } from '../users/users.types.js';
 
-/** The users rows of network admins: people of kind 'admin', who sign in to the console with a password. */
+/** The users rows of network admins (people of kind 'admin' who sign in to the console with a password), read; users.service writes them. */
 export function createNetworkAdminsStore(db: Executor) {
   return {
-    async insert(row: UserRow): Promise<void> {
-      await db.insertInto('users').values(row).execute();
-    },
-
     /** The user holding this id or this username, if any. */
     async findByIdOrUsername(id: string, username: string): Promise<Pick<UserRow, 'id' | 'username' | 'kind'> | undefined> {
       return db

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/transactions.js';
+import { insertUserRow } from '../users/users.service.js';
 import { createNetworkAdminsStore } from './network-admins.store.js';
 import { hashPassword } from './passwords.js';
 
@@ -35,7 +36,7 @@ export function createNetworkAdmins(deps: { db: Executor; clock: Clock }) {
       if (taken) throw alreadyTaken(input.username, taken.kind);
       const now = deps.clock.now();
       try {
-        await store.insert({
+        await insertUserRow(deps.db, {
           id: input.username,
           kind: 'admin',
           display_name: input.displayName ?? input.username,

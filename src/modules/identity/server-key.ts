@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Executor } from '../../storage/database.js';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../../storage/file-modes.js';
+import { ensureSetting } from '../../storage/settings.js';
 
 /**
  * The server key: 32 bytes that encrypt secrets at rest (OAuth client secrets, which must be read
@@ -166,11 +167,7 @@ export async function checkServerKey(db: Executor, sealer: Sealer): Promise<void
   const created = pending !== undefined && (await writePendingKey(db, pending));
   if (pending !== undefined) pendingSealers.delete(sealer);
   const check = sealer.mac('key-check', 'parley').toString('base64url');
-  await db
-    .insertInto('settings')
-    .values({ key: SETTING, value: check })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
+  await ensureSetting(db, SETTING, check);
   const stored = Buffer.from((await storedCheck(db)) ?? '', 'utf8');
   const expected = Buffer.from(check, 'utf8');
   if (stored.length !== expected.length || !timingSafeEqual(stored, expected)) {

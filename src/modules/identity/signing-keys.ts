@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import type { Executor } from '../../storage/database.js';
+import { ensureSetting } from '../../storage/settings.js';
 import type { Sealer } from './server-key.js';
 
 export interface RsaSigningKey {
@@ -22,11 +23,7 @@ export async function loadOrCreateRsaKey(db: Executor, sealer: Sealer): Promise<
   if (!existing) {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    await db
-      .insertInto('settings')
-      .values({ key: SETTING, value: sealer.seal(pem, SETTING) })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
+    await ensureSetting(db, SETTING, sealer.seal(pem, SETTING));
   }
   const row = await db.selectFrom('settings').select('value').where('key', '=', SETTING).executeTakeFirstOrThrow();
   const privateKey = createPrivateKey(sealer.open(row.value, SETTING));

@@ -18,9 +18,14 @@ export function createMessageLookups(db: Executor) {
 
     /** The display names of these channels that exist, by id ('' for a channel without one). */
     async channelNames(ids: readonly string[]): Promise<Map<string, string>> {
+      return new Map([...(await this.channelSummaries(ids))].map(([id, channel]) => [id, channel.name]));
+    },
+
+    /** The display name and type of these channels that exist, by id. */
+    async channelSummaries(ids: readonly string[]): Promise<Map<string, { name: string; type: string }>> {
       if (ids.length === 0) return new Map();
-      const rows = await db.selectFrom('channels').select(['id', 'display_name']).where('id', 'in', ids).execute();
-      return new Map(rows.map((row) => [row.id, row.display_name ?? '']));
+      const rows = await db.selectFrom('channels').select(['id', 'display_name', 'type']).where('id', 'in', ids).execute();
+      return new Map(rows.map((row) => [row.id, { name: row.display_name ?? '', type: row.type }]));
     },
 
     user(id: string): Promise<UserRow | undefined> {

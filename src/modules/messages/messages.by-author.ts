@@ -1,3 +1,4 @@
+import { type ChannelScope, shownIn } from '../channels/channels.policy.js';
 import { notFound } from '../../shared/errors.js';
 import { filterKey, otherFiltersError, type PageTokens } from '../../shared/paging.js';
 import type { Dialect, Executor } from '../../storage/database.js';
@@ -65,7 +66,8 @@ export function createAuthoredMessages(deps: { db: Executor; dialect: Dialect; p
   const lookups = createMessageLookups(deps.db);
   const budget = deps.scanBudget ?? SCAN_BUDGET;
 
-  return async function byAuthor(userId: string, input: AuthoredMessagesInput): Promise<AuthoredMessagesPage> {
+  /** `scope` leaves out the messages of bots' conversations for readers who may not see them (channels.policy.ts). */
+  return async function byAuthor(userId: string, input: AuthoredMessagesInput, scope: ChannelScope = 'all'): Promise<AuthoredMessagesPage> {
     if (!(await lookups.user(userId))) throw notFound('User');
     const key = filterKey({ authoredBy: userId });
     const cursor = input.pageToken ? deps.pageTokens.decode(input.pageToken, isWalkCursor) : null;
@@ -77,10 +79,13 @@ export function createAuthoredMessages(deps: { db: Executor; dialect: Dialect; p
     // One more than the page to tell a full page from the user's last rows, and the walk's end row.
     const found = await store.authoredInRange(userId, { beforeId, fromId }, limit + 2);
     const authored = found.filter((row) => row.user_id === userId);
-    const rows = authored.slice(0, limit);
-    const stop = walkStop(rows, authored.length > limit, fromId, found);
+    const page = authored.slice(0, limit);
+    const stop = walkStop(page, authored.length > limit, fromId, found);
     const next = stop === null ? null : deps.pageTokens.encode({ i: stop.id, n: limit, f: key });
-    const channelNames = await lookups.channelNames([...new Set(rows.map((row) => row.channel_id))]);
+    const channels = await lookups.channelSummaries([...new Set(page.map((row) => row.channel_id))]);
+    // Left out after the walk, so the token goes on from where the walk stopped either way.
+    const rows = page.filter((row) => shownIn(scope, channels.get(row.channel_id)));
+    const channelNames = new Map([...channels].map(([id, channel]) => [id, channel.name]));
     return { rows, channelNames, next, scannedTo: stop?.at ?? null };
   };
 }

@@ -11,8 +11,9 @@ import {
 import { notFound } from '../../shared/errors.js';
 import type { PageTokens } from '../../shared/paging.js';
 import type { BlobStore } from '../../storage/blobs.js';
-import type { Dialect, Executor } from '../../storage/database.js';
+import { type Dialect, dialectOf, type Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
+import { addToChannelMessageCount, clearChannelMessageCount } from '../channels/channels.service.js';
 import type { ChannelRow } from '../channels/channels.types.js';
 import type { UserRow } from '../users/users.types.js';
 import { createMessageLookups } from './lookups.store.js';
@@ -84,7 +85,7 @@ export async function deleteMessagesIn(trx: Executor, dialect: Dialect, ids: rea
       row.media = media;
     }
   }
-  for (const [channelId, count] of [...perChannel].sort(([a], [b]) => (a < b ? -1 : 1))) await inTrx.addToMessageCount(channelId, -count);
+  for (const [channelId, count] of [...perChannel].sort(([a], [b]) => (a < b ? -1 : 1))) await addToChannelMessageCount(trx, channelId, -count);
   // A parent in the same batch is deleted too; its count drops all the same, as with one delete after another.
   for (const [parentId, count] of [...perParent].sort(([a], [b]) => (a < b ? -1 : 1))) await inTrx.addToChildren(parentId, -count, now);
   await redactCopies(
@@ -100,6 +101,16 @@ export async function deleteMessagesIn(trx: Executor, dialect: Dialect, ids: rea
   const events: DomainEvent[] = deleted.map((row) => ({ type: 'message.deleted', channelId: row.channel_id, userId: null, data: presentMessage(row) }));
   await appendEvents(trx, events, now);
   return deleted;
+}
+
+/** The message's reaction summary, rebuilt by the reactions module in its change's transaction (the message row locked). */
+export function writeReactionSummary(trx: Executor, messageId: string, reactions: string, reactionsCount: number, now: number): Promise<void> {
+  return createMessagesStore(trx, dialectOf(trx)).writeReactionSummary(messageId, reactions, reactionsCount, now);
+}
+
+/** One more flag on the message, in the transaction of the reactions module that inserted it. */
+export function countMessageFlag(trx: Executor, messageId: string): Promise<void> {
+  return createMessagesStore(trx, dialectOf(trx)).countFlag(messageId);
 }
 
 export function createMessagesService(deps: {
@@ -135,6 +146,12 @@ export function createMessagesService(deps: {
       return row;
     },
 
+    /** The channel a message is in, deleted messages included; undefined for an unknown message. */
+    async channelOf(messageId: string): Promise<ChannelRow | undefined> {
+      const row = await store.findById(messageId);
+      return row === undefined ? undefined : lookups.channel(row.channel_id);
+    },
+
     async get(messageId: string): Promise<{ row: MessageRow; channel: ChannelRow; author: UserRow | undefined }> {
       const row = await store.findById(messageId);
       if (!row) throw notFound('Message');
@@ -159,7 +176,7 @@ export function createMessagesService(deps: {
         const deleted = await inTrx.markDeleted(messageId, now, mediaAfterDelete(found.media));
         // Deleted meanwhile by someone else: deleting is idempotent.
         if (!deleted) return (await inTrx.findById(messageId)) as MessageRow;
-        await inTrx.addToMessageCount(deleted.channel_id, -1);
+        await addToChannelMessageCount(trx, deleted.channel_id, -1);
         if (deleted.parent_id !== null) await inTrx.addToChildren(deleted.parent_id, -1, now);
         await redactCopies(trx, dialect, [deleted], await messageCreatedEvents(trx, [messageId]), now);
         const event: DomainEvent = { type: 'message.deleted', channelId: deleted.channel_id, userId: actor.userId, data: presentMessage(deleted) };
@@ -174,6 +191,7 @@ export function createMessagesService(deps: {
     async deleteAllOnClose(trx: Executor, channelId: string, now: number): Promise<void> {
       const inTrx = createMessagesStore(trx, dialect);
       await inTrx.deleteAllInChannel(channelId, now);
+      await clearChannelMessageCount(trx, channelId);
       for (const row of await inTrx.pendingMediaIn(channelId)) {
         const media = mediaAfterDelete(row.media);
         if (media !== row.media) await inTrx.setMedia(row.id, media);

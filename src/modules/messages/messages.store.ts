@@ -85,14 +85,6 @@ function deletionQueries(db: Executor) {
         .executeTakeFirst();
     },
 
-    async addToMessageCount(channelId: string, delta: number): Promise<void> {
-      await db
-        .updateTable('channels')
-        .set((eb) => ({ message_count: eb('message_count', '+', delta) }))
-        .where('id', '=', channelId)
-        .execute();
-    },
-
     async addToChildren(messageId: string, delta: number, now: number): Promise<void> {
       await db
         .updateTable('messages')
@@ -116,7 +108,7 @@ function deletionQueries(db: Executor) {
         .execute();
     },
 
-    /** Closing a channel: every message is soft-deleted and emptied, and the counters go to zero. */
+    /** Closing a channel: every message is soft-deleted and emptied, and comment counts go to zero. */
     async deleteAllInChannel(channelId: string, now: number): Promise<void> {
       await db
         .updateTable('messages')
@@ -125,7 +117,24 @@ function deletionQueries(db: Executor) {
         .where('is_deleted', '=', 0)
         .execute();
       await db.updateTable('messages').set({ children_number: 0 }).where('channel_id', '=', channelId).where('children_number', '<>', 0).execute();
-      await db.updateTable('channels').set({ message_count: 0 }).where('id', '=', channelId).execute();
+    },
+  };
+}
+
+/** The counts of a message that the reactions module keeps, written in its transactions. */
+function tallyQueries(db: Executor) {
+  return {
+    async writeReactionSummary(messageId: string, reactions: string, reactionsCount: number, now: number): Promise<void> {
+      await db.updateTable('messages').set({ reactions, reactions_count: reactionsCount, updated_at: now }).where('id', '=', messageId).execute();
+    },
+
+    /** An atomic increment, in the transaction that inserted the flag: flagCount stays the number of rows. */
+    async countFlag(messageId: string): Promise<void> {
+      await db
+        .updateTable('messages')
+        .set((eb) => ({ flag_count: eb('flag_count', '+', 1) }))
+        .where('id', '=', messageId)
+        .execute();
     },
   };
 }
@@ -243,6 +252,7 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
 
     ...lockingQueries(db, dialect),
     ...deletionQueries(db),
+    ...tallyQueries(db),
     ...mediaQueries(db),
   };
 }

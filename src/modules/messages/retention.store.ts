@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../storage/database.js';
+import * as settings from '../../storage/settings.js';
 
 /** A message of a channel's walk: where it sits, when it was sent, whether it is already deleted. */
 export interface WalkedMessage {
@@ -115,11 +116,7 @@ export function createRetentionStore(db: Executor, dialect: Dialect) {
     },
 
     async ensureSetting(key: string): Promise<void> {
-      await db
-        .insertInto('settings')
-        .values({ key, value: '' })
-        .onConflict((oc) => oc.column('key').doNothing())
-        .execute();
+      await settings.ensureSetting(db, key, '');
     },
 
     /** A settings row's value, locked for this transaction; null while another instance holds it (PostgreSQL: SKIP LOCKED). */
@@ -130,7 +127,7 @@ export function createRetentionStore(db: Executor, dialect: Dialect) {
     },
 
     async writeSetting(key: string, value: string): Promise<void> {
-      await db.updateTable('settings').set({ value }).where('key', '=', key).execute();
+      await settings.writeSetting(db, key, value);
     },
 
     async readSetting(key: string): Promise<string | null> {

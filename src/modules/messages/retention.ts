@@ -5,6 +5,7 @@ import { periodicLooks } from '../../shared/periodic.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
+import { truncateWal } from '../../storage/wal-truncate.js';
 import { createMessageLookups } from './lookups.store.js';
 import { createMediaSweep } from './media-sweep.js';
 import { deleteMessagesIn } from './messages.service.js';
@@ -79,6 +80,8 @@ export function createMessageRetention(deps: RetentionDeps) {
   const looks = periodicLooks(() => tick(), options.intervalMs);
   let running: Promise<RetentionRun> | null = null;
   let stopped = false;
+  /** Deletes committed whose older copies may still be in the SQLite WAL (wal-truncate.ts). */
+  let walOwed = false;
 
   /** Takes or renews the lease for `owner`, in the caller's transaction; `due` also asks that the interval has passed. */
   async function claim(trx: Executor, owner: string, due: boolean): Promise<boolean> {
@@ -207,7 +210,15 @@ export function createMessageRetention(deps: RetentionDeps) {
     await store.ensureSetting(ID_CURSOR_KEY);
     if (!(await runTransaction(db, (trx) => claim(trx, owner, due)))) return { claimed: false, deleted: 0, more: false };
     try {
-      return { claimed: true, ...(await work(owner)) };
+      const outcome = await work(owner);
+      // The deleted texts' older copies leave the WAL once their deletes committed; a truncation that
+      // failed is owed by this instance's next run, which may delete nothing.
+      if (outcome.deleted > 0) walOwed = true;
+      if (walOwed) {
+        await truncateWal(db, dialect);
+        walOwed = false;
+      }
+      return { claimed: true, ...outcome };
     } finally {
       await runTransaction(db, async (trx) => {
         if ((await createRetentionStore(trx, dialect).claimSetting(LEASE_KEY))?.startsWith(`${owner} `))

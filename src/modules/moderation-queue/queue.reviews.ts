@@ -1,3 +1,5 @@
+import { channelScopeOf } from '../channels/channels.policy.js';
+import { requireMayActOnUsers } from '../users/users.policy.js';
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
@@ -7,11 +9,11 @@ import { parseJson } from '../channels/channels.present.js';
 import { MAX_MUTE_PERIOD_MS, type ChannelsService } from '../channels/channels.service.js';
 import type { MessageRow } from '../messages/messages.present.js';
 import type { MessagesService } from '../messages/messages.service.js';
-import { actorIdOf, type AdminActor } from '../roles/admin-actor.js';
+import { actorIdOf } from '../roles/admin-actor.js';
 import type { UsersService } from '../users/users.service.js';
 import type { BanLifts, BanTarget } from '../bans/ban-lifts.service.js';
 import { flagsSnapshotOf } from './queue.present.js';
-import { type ConversationScope, createQueueStore } from './queue.store.js';
+import { createQueueStore } from './queue.store.js';
 import type { AuthorAction, FlagEntry, MessageReviewInput, Reviewer, ReviewRow, TargetType, UserReviewInput } from './queue.types.js';
 
 const MINUTE_MS = 60_000;
@@ -57,23 +59,9 @@ const noteOf = (note: string | undefined): string | null => {
 
 const noOpenFlags = (what: string) => new AppError('conflict', `${what} has no open flags to review.`);
 
-/**
- * A moderator (a console user who is not a network admin) acts on no network admin's account (users of
- * kind 'admin', admin tokens' users included): no mute or ban of one, no review of one's flags, as the
- * console's other user routes refuse it.
- */
+/** The policy's answer for the person a review acts on (users.policy.ts). */
 async function requireMayActOn(reviewer: Reviewer, userId: string, findUser: ReviewDeps['users']['findById']): Promise<void> {
-  const { actor } = reviewer;
-  if (actor.kind === 'adminToken' || actor.networkAdmin) return;
-  if ((await findUser(userId))?.kind === 'admin') throw new AppError('permissionDenied', 'A moderator cannot act on a network admin.');
-}
-
-/**
- * The messages of bots' conversations with users are for admin tokens and network admins only: the
- * client API's moderators never see them (moderator.service.ts), nor do the console's.
- */
-export function conversationScopeOf(actor: AdminActor): ConversationScope {
-  return actor.kind === 'adminToken' || actor.networkAdmin ? 'all' : 'withoutConversations';
+  requireMayActOnUsers(reviewer.actor, [await findUser(userId)]);
 }
 
 /**
@@ -143,7 +131,7 @@ export function createReviewActions(deps: ReviewDeps) {
     async reviewMessage(reviewer: Reviewer, messageId: string, input: MessageReviewInput): Promise<ReviewRow> {
       const message = await store.messageById(messageId);
       // To a moderator, a message of a bot's conversation does not exist.
-      const hidden = message !== undefined && conversationScopeOf(reviewer.actor) !== 'all' && (await store.isConversation(message.channel_id));
+      const hidden = message !== undefined && channelScopeOf(reviewer.actor) !== 'all' && (await store.isConversation(message.channel_id));
       if (!message || hidden) throw notFound('Message');
       if (!(await store.hasFlags('message', messageId))) throw noOpenFlags('The message');
       const action = input.author?.action ?? null;

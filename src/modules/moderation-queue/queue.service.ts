@@ -1,3 +1,4 @@
+import { type ChannelScope, channelScopeOf } from '../channels/channels.policy.js';
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../shared/errors.js';
 import { type KeysetCursor, newestFirstPage } from '../../shared/keyset.js';
@@ -5,8 +6,8 @@ import type { PageTokens, Paging } from '../../shared/paging.js';
 import type { Executor } from '../../storage/database.js';
 import { actorMay, type AdminActor, requireActorMay } from '../roles/admin-actor.js';
 import type { Permission } from '../roles/permissions.js';
-import { conversationScopeOf, createReviewActions, type ReviewDeps } from './queue.reviews.js';
-import { type ConversationScope, createQueueStore, type QueueStore } from './queue.store.js';
+import { createReviewActions, type ReviewDeps } from './queue.reviews.js';
+import { createQueueStore, type QueueStore } from './queue.store.js';
 import type { MessageReviewInput, OpenMessage, OpenUser, QueueSummary, Reviewer, ReviewRow, TargetType, UserReviewInput } from './queue.types.js';
 
 export interface PageInput {
@@ -79,7 +80,7 @@ function keysetPage<T>(
   });
 }
 
-async function openMessagesOf(store: QueueStore, scope: ConversationScope, limit: number, cursor: KeysetCursor | null): Promise<OpenMessage[]> {
+async function openMessagesOf(store: QueueStore, scope: ChannelScope, limit: number, cursor: KeysetCursor | null): Promise<OpenMessage[]> {
   const targets = await store.flaggedPage('message', scope, limit, cursor);
   const ids = targets.map((target) => target.id);
   const rows = new Map((await store.messagesByIds(ids)).map((row) => [row.id, row]));
@@ -144,7 +145,7 @@ export function createModerationQueueService(deps: ModerationQueueDeps) {
         deps.pageTokens,
         input,
         { k: 'm', t: null },
-        (limit, cursor) => openMessagesOf(store, conversationScopeOf(actor), limit, cursor),
+        (limit, cursor) => openMessagesOf(store, channelScopeOf(actor), limit, cursor),
         (item) => ({
           at: item.lastFlaggedAt,
           id: item.row.id,
@@ -169,7 +170,7 @@ export function createModerationQueueService(deps: ModerationQueueDeps) {
     /** The reviews made, newest first, of one target type or both. */
     async reviews(actor: AdminActor, targetType: TargetType | null, input: PageInput): Promise<{ items: ReviewRow[]; paging: Paging }> {
       requireModerator(actor);
-      const scope = conversationScopeOf(actor);
+      const scope = channelScopeOf(actor);
       return keysetPage(
         deps.pageTokens,
         input,
@@ -182,7 +183,7 @@ export function createModerationQueueService(deps: ModerationQueueDeps) {
     /** What the queue holds for this actor: counts over the open flag rows, cheap enough to poll every few seconds. */
     async summary(actor: AdminActor): Promise<QueueSummary> {
       requireModerator(actor);
-      const [messages, users] = await Promise.all([store.openCount('message', conversationScopeOf(actor)), store.openCount('user', 'all')]);
+      const [messages, users] = await Promise.all([store.openCount('message', channelScopeOf(actor)), store.openCount('user', 'all')]);
       const times = [messages.latest, users.latest].filter((at): at is number => at !== null);
       return { openMessages: messages.count, openUsers: users.count, latestFlagAt: times.length === 0 ? null : Math.max(...times) };
     },

@@ -1,3 +1,4 @@
+import type { ChannelScope } from '../channels/channels.policy.js';
 import { type RawBuilder, sql } from 'kysely';
 import type { KeysetCursor } from '../../shared/keyset.js';
 import type { Executor } from '../../storage/database.js';
@@ -16,12 +17,8 @@ export interface FlaggedTarget {
 /** The flags of each target the queue lists at most (the newest); flagCount counts them all. */
 export const FLAGS_SHOWN = 100;
 
-/**
- * Which flagged messages an actor sees: all of them, or none of a bot's conversation with a user (a
- * moderator who is not a network admin never reads those, as the client API's moderator service keeps
- * them away too).
- */
-export type ConversationScope = 'all' | 'withoutConversations';
+/** Which flagged messages an actor sees: all, or none of a bot's conversation (channels.policy.ts). */
+type ConversationScope = ChannelScope;
 
 /** True unless `channelId` names a bot's conversation (null, a user review's channel, names none). */
 const notInConversation = (channelId: RawBuilder<unknown>) =>

@@ -1,3 +1,6 @@
+import { maySeeChannel } from '../channels/channels.policy.js';
+import type { Actor } from '../roles/admin-actor.js';
+import { requireMayActOnUsers } from '../users/users.policy.js';
 import { notFound } from '../../shared/errors.js';
 import type { BanLifts } from '../bans/ban-lifts.service.js';
 import type { ChannelsService } from '../channels/channels.service.js';
@@ -12,6 +15,9 @@ import type { UsersService } from '../users/users.service.js';
 export interface ModeratorActor {
   userId: string;
 }
+
+/** A client API user, as the policies see them: their rights come from roles, never every right. */
+const asMember = (actor: ModeratorActor): Actor => ({ kind: 'member', userId: actor.userId });
 
 /** The text guard (ModerationService.guard) for a text a moderator writes; refuses by throwing. */
 export type ModeratorTextGuard = (actor: ModeratorActor, input: { texts: Array<{ field: string; text: string }> }) => void | Promise<void>;
@@ -39,7 +45,13 @@ export function createModeratorService(deps: ModeratorDeps) {
    */
   async function requireChannelPermission(actor: ModeratorActor, permission: Permission, channelId: string): Promise<void> {
     await permissions.require(actor.userId, permission, channelId);
-    if (await channels.isConversation(channelId)) throw notFound('Channel');
+    const channel = await channels.find(channelId);
+    if (channel !== undefined && !maySeeChannel(asMember(actor), channel)) throw notFound('Channel');
+  }
+
+  /** The people an action names: never a network admin (users.policy.ts). */
+  async function requireMayActOn(actor: ModeratorActor, userIds: readonly string[]): Promise<void> {
+    requireMayActOnUsers(asMember(actor), await Promise.all(userIds.map((userId) => deps.users.findById(userId))));
   }
 
   return {
@@ -59,22 +71,26 @@ export function createModeratorService(deps: ModeratorDeps) {
 
     async addUsers(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
       await requireChannelPermission(actor, 'ADD_CHANNEL_USER', channelId);
+      await requireMayActOn(actor, userIds);
       await channels.addUsers(channelId, userIds);
     },
 
     async removeUsers(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
       await requireChannelPermission(actor, 'REMOVE_CHANNEL_USER', channelId);
+      await requireMayActOn(actor, userIds);
       await channels.removeUsers(channelId, userIds);
     },
 
     async banFromChannel(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
       await requireChannelPermission(actor, 'BAN_USER_FROM_CHANNEL', channelId);
+      await requireMayActOn(actor, userIds);
       await channels.ban(channelId, userIds);
       await banLifts.afterHandBan(userIds, channelId);
     },
 
     async unbanFromChannel(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
       await requireChannelPermission(actor, 'BAN_USER_FROM_CHANNEL', channelId);
+      await requireMayActOn(actor, userIds);
       await channels.unban(channelId, userIds);
       await banLifts.afterHandUnban(userIds, channelId);
     },
@@ -86,6 +102,7 @@ export function createModeratorService(deps: ModeratorDeps) {
 
     async muteUsers(actor: ModeratorActor, channelId: string, userIds: string[], mutePeriod: number): Promise<void> {
       await requireChannelPermission(actor, 'MUTE_USER_INSIDE_CHANNEL', channelId);
+      await requireMayActOn(actor, userIds);
       await channels.muteUsers(channelId, userIds, mutePeriod);
     },
 
@@ -96,6 +113,7 @@ export function createModeratorService(deps: ModeratorDeps) {
 
     async banUser(actor: ModeratorActor, userId: string): Promise<void> {
       await permissions.require(actor.userId, 'BAN_USER', null);
+      await requireMayActOn(actor, [userId]);
       await deps.users.setGlobalBan(userId, true);
       await banLifts.afterHandBan([userId], null);
     },

@@ -1,4 +1,5 @@
 import type { Executor } from '../../storage/database.js';
+import { putSetting } from '../../storage/settings.js';
 import type { RuleKind, RuleRow } from './rules.types.js';
 
 /** The settings row whose value changes with every rule write (an opaque stamp, not a count). */
@@ -55,11 +56,7 @@ export function createRulesStore(db: Executor) {
 
     /** Marks every compiled matcher stale; runs in the writing transaction. */
     async bumpVersion(version: string): Promise<void> {
-      await db
-        .insertInto('settings')
-        .values({ key: RULES_VERSION_KEY, value: version })
-        .onConflict((oc) => oc.column('key').doUpdateSet({ value: version }))
-        .execute();
+      await putSetting(db, RULES_VERSION_KEY, version);
     },
   };
 }

@@ -1,8 +1,10 @@
 import type { Clock } from '../../clock.js';
+import type { Notices } from '../../events/notices.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
+import { truncateWal } from '../../storage/wal-truncate.js';
 import { AVATAR_SIZES } from '../identity/avatars.service.js';
 import { revokeUserCredentials } from '../identity/credentials.service.js';
 import { deleteMessagesIn } from '../messages/messages.service.js';
@@ -47,17 +49,26 @@ function rewritePayload(value: unknown, userId: string): unknown {
  * finishes it. Removals go through the owning modules' services where one exists (reactions, posts,
  * comments, community and channel memberships), so counts, events and tray records stay right.
  */
-export function createErasureService(deps: { db: Executor; dialect: Dialect; clock: Clock; blobs: BlobStore; services: ErasureServices }) {
+export function createErasureService(deps: {
+  db: Executor;
+  dialect: Dialect;
+  clock: Clock;
+  blobs: BlobStore;
+  /** Told once sign-in has ended: every instance closes the user's streams. */
+  notices: Pick<Notices, 'publish'>;
+  services: ErasureServices;
+}) {
   const { db, dialect, clock, services } = deps;
   const store = createErasureStore(db);
   const actor = (userId: string) => ({ userId });
 
-  /** The profile first: later events name the user by id only, and sign-in ends at once. */
+  /** The profile first: later events name the user by id only, and sign-in and the user's streams end at once. */
   async function scrubProfile(userId: string): Promise<void> {
     await runTransaction(db, async (trx) => {
       await createErasureStore(trx).scrubProfile(userId, clock.now());
       await revokeUserCredentials(trx, userId, clock.now());
     });
+    deps.notices.publish({ type: 'user.tokensRevoked', userId });
   }
 
   async function removeReactions(userId: string): Promise<number> {
@@ -234,6 +245,9 @@ export function createErasureService(deps: { db: Executor; dialect: Dialect; clo
       await store.deleteOwnTray(userId);
       await store.anonymiseTrayActor(userId, ERASED_USER_NAME);
       const avatars = await removeAvatars(userId);
+      // Every text of the user is gone from the tables: the WAL's older frames, which still hold them,
+      // go too. Before the users row, so that an erasure this cannot finish is found and run again.
+      await truncateWal(db, dialect);
       // Last: its cascade takes tokens, grants, sessions, codes and flags on the user.
       await store.deleteUser(userId);
       return { messages, reactions, posts, comments, flags, memberships, avatars };

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
+import { countMessageFlag } from '../messages/messages.service.js';
 import { flagReasonOf } from '../moderation-queue/flag-reason.js';
 import { createMessageFlagsStore } from './message-flags.store.js';
 import type { ReactionsService } from './reactions.service.js';
@@ -27,6 +28,7 @@ export function createMessageFlagsService(deps: {
         await deps.reactions.requireMemberUnderLock(trx, message.id, flaggerId);
         const store = createMessageFlagsStore(trx);
         const flagged = await store.addFlag(message.id, flaggerId, reason, deps.clock.now());
+        if (flagged) await countMessageFlag(trx, message.id);
         return { flagged, flagCount: await store.flagCountOf(message.id) };
       });
     },

@@ -1,3 +1,4 @@
+import type { ChannelScope } from '../channels/channels.policy.js';
 import type { Clock } from '../../clock.js';
 import { appendEvents } from '../../events/outbox.js';
 import { AppError, notFound } from '../../shared/errors.js';
@@ -6,6 +7,7 @@ import type { Dialect, Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import type { MemberRow } from '../channels/channels.types.js';
+import { writeReactionSummary } from '../messages/messages.service.js';
 import type { UserRow } from '../users/users.types.js';
 import { presentReactionEvent, type ReactionSummary } from './reactions.present.js';
 import { createReactionsStore, type ReactedMessage, type ReactionRow, type ReactionsStore } from './reactions.store.js';
@@ -58,8 +60,8 @@ function liveOrNotFound(message: ReactedMessage | undefined): ReactedMessage {
   return message;
 }
 
-/** Rebuilds the message's `reactions` map and `reactionsCount` from its counts, inside the change's transaction. */
-async function refreshSummary(inTrx: ReactionsStore, message: ReactedMessage, now: number): Promise<ReactionSummary> {
+/** Rebuilds the message's `reactions` map and `reactionsCount` from its counts, inside the change's transaction `trx`. */
+async function refreshSummary(trx: Executor, inTrx: ReactionsStore, message: ReactedMessage, now: number): Promise<ReactionSummary> {
   // No prototype: a reaction named `__proto__` must be a key like any other, not replace the prototype.
   const reactions: Record<string, number> = Object.create(null);
   let reactionsCount = 0;
@@ -67,7 +69,7 @@ async function refreshSummary(inTrx: ReactionsStore, message: ReactedMessage, no
     reactions[row.reaction_name] = row.reaction_count;
     reactionsCount += row.reaction_count;
   }
-  await inTrx.writeSummary(message.id, JSON.stringify(reactions), reactionsCount, now);
+  await writeReactionSummary(trx, message.id, JSON.stringify(reactions), reactionsCount, now);
   return { messageId: message.id, channelId: message.channel_id, reactions, reactionsCount };
 }
 
@@ -157,7 +159,7 @@ export function createReactionsService(deps: {
       if (actor.asMember === true) await requireMemberUnderLock(inTrx, messageId, actor.userId);
       const message = liveOrNotFound(await inTrx.lockMessage(messageId));
       const reaction = await apply(inTrx, message, now);
-      const summary = await refreshSummary(inTrx, message, now);
+      const summary = await refreshSummary(trx, inTrx, message, now);
       await appendEvents(trx, [{ type: eventType, channelId: message.channel_id, userId: actor.userId, data: presentReactionEvent(reaction, summary) }], now);
       return { reaction, summary };
     });
@@ -200,8 +202,8 @@ export function createReactionsService(deps: {
     },
 
     /** Live messages with the most reactions of one name, most first (limit 1..100, already defaulted). */
-    async mostReacted(reactionName: string, limit: number): Promise<Array<{ messageId: string; reactionsCount: number }>> {
-      const rows = await store.mostReacted(reactionName, limit);
+    async mostReacted(reactionName: string, limit: number, scope: ChannelScope = 'all'): Promise<Array<{ messageId: string; reactionsCount: number }>> {
+      const rows = await store.mostReacted(reactionName, limit, scope);
       return rows.map((row) => ({ messageId: row.message_id, reactionsCount: row.reaction_count }));
     },
 

@@ -1,3 +1,5 @@
+import type { ChannelScope } from '../channels/channels.policy.js';
+import { CONVERSATION_TYPE } from '../channels/channels.types.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import type { MessageReactionsTable } from '../../storage/schema.js';
 
@@ -124,10 +126,6 @@ function summaryQueries(db: Executor) {
         .execute();
     },
 
-    async writeSummary(messageId: string, reactions: string, reactionsCount: number, now: number): Promise<void> {
-      await db.updateTable('messages').set({ reactions, reactions_count: reactionsCount, updated_at: now }).where('id', '=', messageId).execute();
-    },
-
     /**
      * One page of a message's reactions in reaction order (creation time, then id), on the
      * (message_id[, reaction_name], created_at, id) indexes, after or before a keyset position.
@@ -152,7 +150,8 @@ function summaryQueries(db: Executor) {
      * at a time; step two drops deleted messages by primary key. Deleted messages are rare among the
      * top rows, so one batch nearly always answers; each further batch resumes after the last row.
      */
-    async mostReacted(reactionName: string, limit: number): Promise<Array<{ message_id: string; reaction_count: number }>> {
+    /** The most reacted live messages; `scope` leaves out bots' conversations (channels.policy.ts). */
+    async mostReacted(reactionName: string, limit: number, scope: ChannelScope): Promise<Array<{ message_id: string; reaction_count: number }>> {
       const found: Array<{ message_id: string; reaction_count: number }> = [];
       const batchSize = limit + 16;
       let after: { count: number; id: string } | null = null;
@@ -165,7 +164,17 @@ function summaryQueries(db: Executor) {
         const rows = await select.orderBy('reaction_count', 'desc').orderBy('message_id', 'desc').limit(batchSize).execute();
         if (rows.length === 0) return found;
         const ids = rows.map((row) => row.message_id);
-        const live = new Set((await db.selectFrom('messages').select('id').where('id', 'in', ids).where('is_deleted', '=', 0).execute()).map((row) => row.id));
+        let liveSelect = db.selectFrom('messages').select('id').where('id', 'in', ids).where('is_deleted', '=', 0);
+        if (scope === 'withoutConversations') {
+          liveSelect = liveSelect.where(({ exists, not, selectFrom }) =>
+            not(
+              exists(
+                selectFrom('channels').select('channels.id').whereRef('channels.id', '=', 'messages.channel_id').where('channels.type', '=', CONVERSATION_TYPE),
+              ),
+            ),
+          );
+        }
+        const live = new Set((await liveSelect.execute()).map((row) => row.id));
         for (const row of rows) {
           if (!live.has(row.message_id)) continue;
           found.push(row);

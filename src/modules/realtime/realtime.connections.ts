@@ -3,7 +3,7 @@ import type { OutboxEvent } from '../../events/outbox.js';
 
 export interface Connection {
   userId: string;
-  /** The token the stream was opened with (its row id), checked again at every heartbeat. */
+  /** The token the stream was opened with (its row id), checked again at every heartbeat and when the user's tokens are revoked. */
   tokenId: string;
   socket: WebSocket;
   channels: Set<string>;

@@ -112,10 +112,11 @@ async function replayOne(gateway: Gateway, connection: Connection, event: Outbox
 }
 
 /**
- * A stream is authorized once, at its upgrade; what changes later is caught here. A ban made on
- * this instance ends the user's streams at once (`disconnectBanned`); a ban made on another
- * instance, and a token that expired or was revoked anywhere, end them at the next heartbeat: two
- * queries a beat for all the sockets, whatever their number.
+ * A stream is authorized once, at its upgrade; what changes later is caught here. A ban or a
+ * revocation told through the notices ends the user's streams at once (`disconnectBanned`,
+ * `endRevoked`); one the notices do not carry (the bus is down, the CLI or SQL revoked it) and a
+ * token that expired end them at the next heartbeat: two queries a beat for all the sockets,
+ * whatever their number.
  */
 async function recheck(gateway: Gateway): Promise<void> {
   const { connections } = gateway;
@@ -137,6 +138,26 @@ async function recheck(gateway: Gateway): Promise<void> {
     gateway.onError?.(error);
   } finally {
     gateway.rechecking = false;
+  }
+}
+
+/**
+ * Ends, with CLOSE_TOKEN_ENDED, the user's streams whose token no longer authorizes: the tokens are
+ * read after the revocation committed, so a revoked token or grant ends only the streams opened with
+ * it, and signing out everywhere ends all of them. One query, and none for a user without streams here.
+ */
+async function endRevoked(gateway: Gateway, userId: string): Promise<void> {
+  const { connections } = gateway;
+  const mine = [...connections.ofUser(userId)];
+  if (mine.length === 0) return;
+  try {
+    const ended = await gateway.store.endedTokens([...new Set(mine.map((connection) => connection.tokenId))], gateway.clock.now());
+    for (const connection of mine) {
+      if (connections.has(connection) && ended.has(connection.tokenId)) end(gateway, connection, CLOSE_TOKEN_ENDED, 'token expired or revoked');
+    }
+  } catch (error) {
+    // Database trouble: the heartbeat checks these streams again.
+    gateway.onError?.(error);
   }
 }
 
@@ -251,9 +272,14 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
       for (const event of events) routeEvent(connections, event, deliverTo);
     },
 
-    /** Ends the streams of a user just banned on this instance (other instances: the next heartbeat). */
+    /** Ends the streams of a user just banned (told through the notices, from any instance). */
     disconnectBanned(userId: string): void {
       for (const connection of [...connections.ofUser(userId)]) end(gateway, connection, CLOSE_BANNED, 'banned');
+    },
+
+    /** Ends the user's streams whose token was just revoked (told through the notices, from any instance). */
+    endRevoked(userId: string): Promise<void> {
+      return endRevoked(gateway, userId);
     },
 
     get connectionCount(): number {

@@ -10,10 +10,21 @@ export type AdminActor =
   | { kind: 'adminToken'; tokenId: string }
   | { kind: 'user'; userId: string; networkAdmin: boolean; permissions: ReadonlySet<Permission> };
 
+/**
+ * Anyone a policy decides about: an admin API actor, or a person acting through the client API as a
+ * member of their channels (whose moderator rights, if any, come from roles per channel).
+ */
+export type Actor = AdminActor | { kind: 'member'; userId: string };
+
+/** Admin tokens and network admins hold every right; policies decide for everyone else. */
+export function holdsEveryRight(actor: Actor): boolean {
+  return actor.kind === 'adminToken' || (actor.kind === 'user' && actor.networkAdmin);
+}
+
 /** True when the actor holds every right or the permission named. */
 export function actorMay(actor: AdminActor, permission: Permission): boolean {
-  if (actor.kind === 'adminToken' || actor.networkAdmin) return true;
-  return actor.permissions.has(permission);
+  if (holdsEveryRight(actor)) return true;
+  return actor.kind === 'user' && actor.permissions.has(permission);
 }
 
 /** 403 / 400301 unless the actor may. */

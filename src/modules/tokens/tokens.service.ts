@@ -4,6 +4,7 @@ import type { Notices } from '../../events/notices.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
+import { ensureAccountUser } from '../users/users.service.js';
 import { createTokensStore, type TokenRow } from './tokens.store.js';
 
 export type TokenKind = 'admin' | 'user' | 'bot';
@@ -249,7 +250,8 @@ type AdminPrincipalCache = ReturnType<typeof createAdminPrincipalCache>;
 function createAdminTokenOperations(deps: TokensDeps, store: TokensStore, cache: AdminPrincipalCache, issue: (input: IssueInput) => Promise<IssuedToken>) {
   async function ensureAdminUser(name: string): Promise<string> {
     const userId = adminUserIdFor(name);
-    await store.insertAdminUserIfMissing({ id: userId, displayName: `Admin ${name}`, now: deps.clock.now() });
+    // The user an admin token acts as: made with the token, kept if it exists.
+    await ensureAccountUser(deps.db, { id: userId, kind: 'admin', displayName: `Admin ${name}`, now: deps.clock.now() });
     return userId;
   }
 

@@ -5,26 +5,6 @@ export type TokenRow = TokensTable;
 
 export function createTokensStore(db: Executor) {
   return {
-    /** The user an admin token acts as: made with the token, kept if it exists. */
-    async insertAdminUserIfMissing(input: { id: string; displayName: string; now: number }): Promise<void> {
-      await db
-        .insertInto('users')
-        .values({
-          id: input.id,
-          kind: 'admin',
-          display_name: input.displayName,
-          roles: '[]',
-          metadata: '{}',
-          extras: '{}',
-          flag_count: 0,
-          is_global_ban: 0,
-          created_at: input.now,
-          updated_at: input.now,
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-    },
-
     async insert(row: TokenRow): Promise<void> {
       await db.insertInto('tokens').values(row).execute();
     },

@@ -9,7 +9,7 @@ import { jsonWithinLimit } from '../channels/channels.service.js';
 import { revokeUserCredentials } from '../identity/credentials.service.js';
 import { hashPassword } from '../identity/passwords.js';
 import { searchFold } from '../../storage/search-fold.js';
-import { createUsersStore, type UserChanges, type UsersStore } from './users.store.js';
+import { type AccountInput, createUsersStore, type UserChanges, type UsersStore } from './users.store.js';
 import type { ReceivedFlagRow, UserRow } from './users.types.js';
 import type { Notices } from '../../events/notices.js';
 import type { RolesService } from '../roles/roles.service.js';
@@ -90,16 +90,17 @@ async function changesFrom(input: UpsertUserInput): Promise<UserChanges> {
 /**
  * Creates the user, or changes only the fields given, in one transaction. Setting the password of
  * an existing user signs them out everywhere in the same transaction: whoever held the old password
- * keeps none of what it got them (sessions, grants, access tokens).
+ * keeps none of what it got them (sessions, grants, access tokens). Answers whether it did.
  */
-async function writeUser(db: Executor, input: UpsertUserInput, changes: UserChanges, now: number): Promise<void> {
-  await runTransaction(db, async (trx) => {
+async function writeUser(db: Executor, input: UpsertUserInput, changes: UserChanges, now: number): Promise<boolean> {
+  return runTransaction(db, async (trx) => {
     const store = createUsersStore(trx);
     const existing = await store.findById(input.userId);
     if (existing) {
       await store.update(input.userId, changes, now);
-      if (changes.password_hash !== undefined) await revokeUserCredentials(trx, input.userId, now);
-      return;
+      if (changes.password_hash === undefined) return false;
+      await revokeUserCredentials(trx, input.userId, now);
+      return true;
     }
     await store.insert({
       id: input.userId,
@@ -121,6 +122,7 @@ async function writeUser(db: Executor, input: UpsertUserInput, changes: UserChan
       created_at: now,
       updated_at: now,
     });
+    return false;
   });
 }
 
@@ -162,7 +164,10 @@ export function createUsersService(deps: {
   db: Executor;
   clock: Clock;
   pageTokens: PageTokens;
-  /** Told after a global ban or unban commits: streams end, caches keyed on a user's standing forget it. */
+  /**
+   * Told after a global ban or unban commits (streams end, caches keyed on a user's standing forget
+   * it), and after a password change signed the user out (streams opened with their tokens end).
+   */
   notices: Notices;
   /** The users list names the roles its users hold, as the roles module keeps them. */
   roles: RolesService;
@@ -191,7 +196,7 @@ export function createUsersService(deps: {
       const changes = await changesFrom(input);
       for (let attempt = 1; ; attempt += 1) {
         try {
-          await writeUser(deps.db, input, changes, now);
+          if (await writeUser(deps.db, input, changes, now)) deps.notices.publish({ type: 'user.tokensRevoked', userId: input.userId });
           return requireUser(input.userId);
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
@@ -278,3 +283,35 @@ export function createUsersService(deps: {
 }
 
 export type UsersService = ReturnType<typeof createUsersService>;
+
+export type { AccountInput } from './users.store.js';
+
+/*
+ * Users rows that other modules make, written here and in the caller's transaction when it passes its
+ * `trx`: the accounts of bots and admin tokens, network admins, avatars, demo users.
+ */
+
+/** An account (a bot, an admin token's user) with only a kind and a name; a row of that id stays as it is. */
+export function ensureAccountUser(db: Executor, input: AccountInput): Promise<void> {
+  return createUsersStore(db).insertIfMissing(input);
+}
+
+/** An account with only a kind and a name; a row of that id already there is a unique violation. */
+export function insertAccountUser(db: Executor, input: AccountInput): Promise<void> {
+  return createUsersStore(db).insertAccount(input);
+}
+
+/** A whole users row, as the caller made it; a taken id or username is a unique violation. */
+export function insertUserRow(db: Executor, row: UserRow): Promise<void> {
+  return createUsersStore(db).insert(row);
+}
+
+/** Whole users rows in bulk (the demo seed), in statements of at most 1,000 rows. */
+export function insertUserRows(db: Executor, rows: readonly UserRow[]): Promise<void> {
+  return createUsersStore(db).insertMany(rows);
+}
+
+/** Points the user at their new avatar, in the transaction that writes the avatar's row. */
+export function pointUserAtAvatar(db: Executor, userId: string, avatarId: string, now: number): Promise<void> {
+  return createUsersStore(db).update(userId, { avatar: avatarId }, now);
+}

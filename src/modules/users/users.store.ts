@@ -32,6 +32,30 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
+/** A user made by another module for its own purpose (a bot, an admin token's account): a kind and a name. */
+export interface AccountInput {
+  id: string;
+  kind: string;
+  displayName: string | null;
+  now: number;
+}
+
+/** The row of an account: the columns left out stay null. */
+function accountRow(input: AccountInput) {
+  return {
+    id: input.id,
+    kind: input.kind,
+    display_name: input.displayName,
+    roles: '[]',
+    metadata: '{}',
+    extras: '{}',
+    flag_count: 0,
+    is_global_ban: 0,
+    created_at: input.now,
+    updated_at: input.now,
+  };
+}
+
 /** User rows: found, written, listed. */
 function userRows(db: Executor) {
   return {
@@ -44,27 +68,32 @@ function userRows(db: Executor) {
       return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
     },
 
-    async insertIfMissing(input: { id: string; kind: string; displayName: string | null; now: number }): Promise<void> {
+    /** An account with only a kind and a name; an existing row of that id stays as it is. */
+    async insertIfMissing(input: AccountInput): Promise<void> {
       await db
         .insertInto('users')
-        .values({
-          id: input.id,
-          kind: input.kind,
-          display_name: input.displayName,
-          roles: '[]',
-          metadata: '{}',
-          extras: '{}',
-          flag_count: 0,
-          is_global_ban: 0,
-          created_at: input.now,
-          updated_at: input.now,
-        })
+        .values(accountRow(input))
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();
     },
 
+    /** An account with only a kind and a name; a row of that id already there is a unique violation. */
+    async insertAccount(input: AccountInput): Promise<void> {
+      await db.insertInto('users').values(accountRow(input)).execute();
+    },
+
     async insert(row: UserRow): Promise<void> {
       await db.insertInto('users').values(row).execute();
+    },
+
+    /** Rows written as they are, in statements of at most 1,000 rows. */
+    async insertMany(rows: readonly UserRow[]): Promise<void> {
+      for (let start = 0; start < rows.length; start += 1000) {
+        await db
+          .insertInto('users')
+          .values(rows.slice(start, start + 1000))
+          .execute();
+      }
     },
 
     async update(id: string, changes: UserChanges, now: number): Promise<void> {

@@ -4,6 +4,7 @@ import { presentAdminToken, presentNewAdminToken } from '../../modules/tokens/ad
 import { AdminTokenNameTakenError, ENV_ADMIN_TOKEN_NAME, EnvironmentAdminTokenError, type TokensService } from '../../modules/tokens/tokens.service.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { AdminTokenList, AdminTokenParams, CreateAdminTokenBody, CreatedAdminToken } from './sessions.schemas.js';
+import { networkAdmins } from './console-access.js';
 
 const tag = { tags: ['admin tokens'] };
 
@@ -20,6 +21,7 @@ export function registerAdminTokenRoutes(app: TypedApp, deps: { tokens: TokensSe
   app.get(
     '/admin-tokens',
     {
+      config: networkAdmins('admin tokens'),
       schema: {
         ...tag,
         summary: 'List admin tokens',
@@ -33,7 +35,7 @@ export function registerAdminTokenRoutes(app: TypedApp, deps: { tokens: TokensSe
   app.post(
     '/admin-tokens',
     {
-      config: { audit: 'adminToken.create' },
+      config: { ...networkAdmins('admin tokens'), audit: 'adminToken.create' },
       schema: {
         ...tag,
         summary: 'Create an admin token; the token is shown once',
@@ -63,7 +65,7 @@ export function registerAdminTokenRoutes(app: TypedApp, deps: { tokens: TokensSe
   app.delete(
     '/admin-tokens/:tokenId',
     {
-      config: { audit: 'adminToken.revoke' },
+      config: { ...networkAdmins('admin tokens'), audit: 'adminToken.revoke' },
       schema: {
         ...tag,
         summary: 'Revoke an admin token',

@@ -6,6 +6,7 @@ import type { AuditService } from '../../modules/audit/audit.service.js';
 import { AppError } from '../../shared/errors.js';
 import { Id } from '../../shared/schemas.js';
 import { PagingRecord } from '../shared/message-answers.js';
+import { networkAdmins } from './console-access.js';
 
 const AuditListAnswer = Type.Object(
   {
@@ -33,6 +34,7 @@ export function registerAuditRoutes(app: TypedApp, deps: { audit: AuditService }
   app.get(
     '/audit',
     {
+      config: networkAdmins('the audit trail'),
       schema: {
         tags: ['audit'],
         summary: 'The audit trail of administrative actions',

@@ -8,6 +8,7 @@ import type { ChannelsService } from '../../modules/channels/channels.service.js
 import { presentUser, UserRecord } from '../../modules/users/users.present.js';
 import { ChannelIdParams, Nullable } from '../../shared/schemas.js';
 import { PagingRecord } from '../shared/message-answers.js';
+import { CHANNEL_READ, moderators } from './console-access.js';
 
 /** GET /channel/:channelId and GET /channel/:channelId/users: one channel, and its people, for the console. */
 
@@ -58,6 +59,7 @@ export function registerChannelReadRoutes(app: TypedApp, deps: { channels: Chann
   app.get(
     '/channel/:channelId',
     {
+      config: moderators(CHANNEL_READ, 'reading channels and their members', 'channel'),
       schema: {
         ...tag,
         summary: 'Read a channel',
@@ -76,6 +78,7 @@ export function registerChannelReadRoutes(app: TypedApp, deps: { channels: Chann
   app.get(
     '/channel/:channelId/users',
     {
+      config: moderators(CHANNEL_READ, 'reading channels and their members', 'channel'),
       schema: {
         ...tag,
         summary: "List a channel's members",

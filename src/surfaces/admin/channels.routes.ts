@@ -1,3 +1,5 @@
+import { adminActorOf } from '../../http/admin-actor.js';
+import { channelScopeOf } from '../../modules/channels/channels.policy.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { TypedApp } from '../../http/typed-app.js';
@@ -22,6 +24,7 @@ import {
   MuteUsersBody,
   UserIdsBody,
 } from './channels.schemas.js';
+import { CHANNEL_READ, moderators } from './console-access.js';
 
 const tag = { tags: ['channels'] };
 
@@ -42,6 +45,7 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
   app.post(
     '/channels',
     {
+      config: { ...moderators(CHANNEL_READ, 'reading channels'), audit: false },
       schema: {
         ...tag,
         summary: 'Query channels',
@@ -55,7 +59,7 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
     },
     async (request) => {
       const now = clock.now();
-      const result = await channels.query(principalOf(request), request.body ?? {});
+      const result = await channels.query(principalOf(request), request.body ?? {}, channelScopeOf(adminActorOf(request)));
       return {
         results: result.rows.map((row) => {
           const member = result.members.get(row.id);
@@ -69,6 +73,7 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
   app.post(
     '/channel',
     {
+      config: { ...moderators(['EDIT_CHANNEL'], 'creating or renaming a channel', 'channel', 'users'), audit: 'channel.create' },
       schema: {
         ...tag,
         summary: 'Create a channel',
@@ -90,6 +95,7 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
   app.post(
     '/channel/displayName',
     {
+      config: { ...moderators(['EDIT_CHANNEL'], 'creating or renaming a channel', 'channel'), audit: 'channel.rename' },
       schema: {
         ...tag,
         summary: "Change a channel's display name",
@@ -105,6 +111,7 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
   app.post(
     '/channel/:channelId/displayName',
     {
+      config: { ...moderators(['EDIT_CHANNEL'], 'creating or renaming a channel', 'channel'), audit: 'channel.rename' },
       schema: {
         ...tag,
         summary: "Change a channel's display name (channel in the path)",
@@ -139,7 +146,10 @@ function registerMembershipRoutes(app: TypedApp, channels: ChannelsService, banL
 
   app.post(
     '/channel/:channelId/users',
-    membershipRoute('Add members', 'Adds users to the channel (members already are left as they are). A user banned from the channel is a 403.', [409]),
+    {
+      config: { ...moderators(['EDIT_CHANNEL', 'ADD_CHANNEL_USER'], 'adding channel members', 'channel', 'users'), audit: 'channel.addUsers' },
+      ...membershipRoute('Add members', 'Adds users to the channel (members already are left as they are). A user banned from the channel is a 403.', [409]),
+    },
     async (request) => {
       await channels.addUsers(request.params.channelId, request.body.userIds);
       return { status: 'success' as const };
@@ -148,7 +158,10 @@ function registerMembershipRoutes(app: TypedApp, channels: ChannelsService, banL
 
   app.delete(
     '/channel/:channelId/users',
-    membershipRoute('Remove members', 'Removes members from the channel. A user who is not a member is a 404.', [409]),
+    {
+      config: { ...moderators(['EDIT_CHANNEL', 'REMOVE_CHANNEL_USER'], 'removing channel members', 'channel', 'users'), audit: 'channel.removeUsers' },
+      ...membershipRoute('Remove members', 'Removes members from the channel. A user who is not a member is a 404.', [409]),
+    },
     async (request) => {
       await channels.removeUsers(request.params.channelId, request.body.userIds);
       return { status: 'success' as const };
@@ -158,6 +171,7 @@ function registerMembershipRoutes(app: TypedApp, channels: ChannelsService, banL
   app.post(
     '/channel/:channelId/users/ban',
     {
+      config: { ...moderators(['EDIT_CHANNEL', 'BAN_USER_FROM_CHANNEL'], 'banning from a channel', 'channel', 'users'), audit: 'channel.banUsers' },
       schema: {
         ...membershipRoute(
           'Ban users from a channel',
@@ -180,11 +194,14 @@ function registerMembershipRoutes(app: TypedApp, channels: ChannelsService, banL
 
   app.post(
     '/channel/:channelId/users/unban',
-    membershipRoute(
-      'Unban users',
-      'Lifts channel bans, timed ones included (their scheduled lifts are then cancelled). A user who is not banned from the channel is a 409 (400316).',
-      [409],
-    ),
+    {
+      config: { ...moderators(['EDIT_CHANNEL', 'BAN_USER_FROM_CHANNEL'], 'banning from a channel', 'channel', 'users'), audit: 'channel.unbanUsers' },
+      ...membershipRoute(
+        'Unban users',
+        'Lifts channel bans, timed ones included (their scheduled lifts are then cancelled). A user who is not banned from the channel is a 409 (400316).',
+        [409],
+      ),
+    },
     async (request) => {
       await channels.unban(request.params.channelId, request.body.userIds);
       await banLifts.afterHandUnban(request.body.userIds, request.params.channelId);
@@ -197,6 +214,7 @@ function registerMuteRoutes(app: TypedApp, channels: ChannelsService): void {
   app.put(
     '/channel/:channelId/mute',
     {
+      config: { ...moderators(['EDIT_CHANNEL', 'MUTE_CHANNEL'], 'muting a channel', 'channel'), audit: 'channel.mute' },
       schema: {
         ...tag,
         summary: 'Mute or unmute a channel',
@@ -216,6 +234,7 @@ function registerMuteRoutes(app: TypedApp, channels: ChannelsService): void {
   app.put(
     '/channel/:channelId/users/mute',
     {
+      config: { ...moderators(['EDIT_CHANNEL', 'MUTE_USER_INSIDE_CHANNEL'], 'muting channel members', 'channel', 'users'), audit: 'channel.muteUsers' },
       schema: {
         ...tag,
         summary: 'Mute or unmute members',
@@ -243,6 +262,7 @@ function registerCloseRoutes(app: TypedApp, channels: ChannelsService): void {
     app.post(
       url,
       {
+        config: { ...moderators(['EDIT_CHANNEL', 'CLOSE_CHANNEL'], 'closing a channel', 'channel'), audit: 'channel.close' },
         schema: {
           ...tag,
           summary: 'Close a channel (irreversible)',

@@ -23,6 +23,7 @@ import {
   MintTokenBody,
   UserIdParams,
 } from './identity.schemas.js';
+import { moderators, networkAdmins } from './console-access.js';
 
 const readAvatarUpload = readMultipartBody({ fileField: 'file', arrayFields: [] });
 
@@ -97,6 +98,7 @@ function registerUserCredentialRoutes(app: TypedApp, deps: { avatars: AvatarsSer
   app.post(
     '/users/:userId/tokens',
     {
+      config: { ...networkAdmins("a user's access tokens"), audit: 'user.mintToken' },
       // The body is optional: no body at all means the defaults.
       preValidation: async (request) => {
         request.body ??= {};
@@ -126,6 +128,7 @@ function registerUserCredentialRoutes(app: TypedApp, deps: { avatars: AvatarsSer
   app.put(
     '/users/:userId/avatar',
     {
+      config: { ...moderators(['EDIT_USER'], 'changing avatars', 'users'), audit: 'user.setAvatar' },
       preValidation: readAvatarUpload,
       schema: {
         tags: ['users'],
@@ -149,6 +152,7 @@ function registerClientRoutes(app: TypedApp, clients: ClientsService): void {
   app.post(
     '/oauth/clients',
     {
+      config: { ...networkAdmins('OAuth clients'), audit: 'oauthClient.create' },
       schema: {
         ...clientTag,
         summary: 'Register an OAuth / OpenID Connect client; the secret is shown once',
@@ -167,6 +171,7 @@ function registerClientRoutes(app: TypedApp, clients: ClientsService): void {
   app.get(
     '/oauth/clients',
     {
+      config: networkAdmins('OAuth clients'),
       schema: {
         ...clientTag,
         summary: 'List OAuth clients (never their secrets)',
@@ -180,6 +185,7 @@ function registerClientRoutes(app: TypedApp, clients: ClientsService): void {
   app.get(
     '/oauth/clients/:clientId',
     {
+      config: networkAdmins('OAuth clients'),
       schema: {
         ...clientTag,
         summary: 'One OAuth client',
@@ -194,6 +200,7 @@ function registerClientRoutes(app: TypedApp, clients: ClientsService): void {
   app.put(
     '/oauth/clients/:clientId',
     {
+      config: networkAdmins('OAuth clients'),
       schema: {
         ...clientTag,
         summary: "Change an OAuth client's name or URIs",
@@ -212,6 +219,7 @@ function registerClientRoutes(app: TypedApp, clients: ClientsService): void {
   app.delete(
     '/oauth/clients/:clientId',
     {
+      config: { ...networkAdmins('OAuth clients'), audit: 'oauthClient.delete' },
       schema: {
         ...clientTag,
         summary: 'Delete an OAuth client and revoke its tokens',
@@ -232,6 +240,7 @@ function registerBotRoutes(app: TypedApp, clients: ClientsService): void {
   app.get(
     '/bots',
     {
+      config: networkAdmins('bots'),
       schema: {
         tags: ['bots'],
         summary: 'List bots',
@@ -253,6 +262,7 @@ function registerBotRoutes(app: TypedApp, clients: ClientsService): void {
   app.post(
     '/bots',
     {
+      config: { ...networkAdmins('bots'), audit: 'bot.create' },
       schema: {
         tags: ['bots'],
         summary: 'Create a bot user with client credentials (token: grant_type=client_credentials&scope=bot)',
@@ -277,6 +287,7 @@ function registerBotRoutes(app: TypedApp, clients: ClientsService): void {
   app.put(
     '/bots/:userId',
     {
+      config: { ...networkAdmins('bots'), audit: 'bot.update' },
       schema: {
         tags: ['bots'],
         summary: "Change a bot's webhook URL (null: no webhooks); pending deliveries go to the new one",

@@ -40,7 +40,11 @@ export function adminSurface(container: Container) {
       authorizeRoute: authorizeConsoleRoute,
     });
     scope.addHook('onRequest', requireToken(container.tokens, ['admin'], admitConsole));
-    installConsoleGuards(scope, { findUser });
+    installConsoleGuards(scope, {
+      findUser,
+      findChannel: (channelId) => container.channels.find(channelId),
+      channelOfMessage: (messageId) => container.messages.channelOf(messageId),
+    });
     // Every write of this surface is recorded in the audit trail (before the routes: it names them as they register).
     installAudit(scope, { audit: container.audit, clock }, true);
     registerChannelRoutes(scope, { channels: container.channels, clock, banLifts: container.banLifts });

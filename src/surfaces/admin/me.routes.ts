@@ -5,6 +5,7 @@ import type { TypedApp } from '../../http/typed-app.js';
 import { PERMISSIONS } from '../../modules/roles/permissions.js';
 import type { UsersService } from '../../modules/users/users.service.js';
 import { StringEnum } from '../../shared/schemas.js';
+import { ANY_CONSOLE_USER, moderators } from './console-access.js';
 
 const MeRecord = Type.Object(
   {
@@ -30,6 +31,7 @@ export function registerMeRoute(app: TypedApp, deps: { users: Pick<UsersService,
   app.get(
     '/me',
     {
+      config: moderators(ANY_CONSOLE_USER, 'reading who you are'),
       schema: {
         tags: ['console'],
         summary: 'Who is calling, and what they may do',

@@ -10,6 +10,7 @@ import { IMAGE_SIZES } from '../../modules/messages/messages.present.js';
 import { MessageIdParams, messagesAnswer, MessagesAnswer } from '../shared/message-answers.js';
 import { MAX_TEXT_LENGTH } from '../../modules/messages/messages.service.js';
 import { readMultipartBody, uploadOf } from '../../http/multipart.js';
+import { CHANNEL_READ, moderators, networkAdmins } from './console-access.js';
 
 const tag = { tags: ['messages'] };
 /** Upload bodies are multipart only (http/multipart.ts refuses anything else). */
@@ -52,6 +53,7 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
   app.post(
     '/messages/images',
     {
+      config: { ...networkAdmins('sending messages as the admin'), audit: false },
       preValidation: readUpload,
       schema: {
         ...tag,
@@ -75,6 +77,7 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
   app.post(
     '/messages/files',
     {
+      config: { ...networkAdmins('sending messages as the admin'), audit: false },
       preValidation: readUpload,
       schema: {
         ...tag,
@@ -103,6 +106,7 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
   app.get(
     '/messages/:messageId/images',
     {
+      config: moderators(CHANNEL_READ, 'reading messages', 'message'),
       schema: {
         ...tag,
         summary: 'Download an image message in one size (default medium)',
@@ -122,6 +126,7 @@ export function registerMediaRoutes(app: TypedApp, deps: { media: MediaService }
   app.get(
     '/messages/:messageId/files',
     {
+      config: moderators(CHANNEL_READ, 'reading messages', 'message'),
       schema: {
         ...tag,
         summary: 'Download the file of a file message',

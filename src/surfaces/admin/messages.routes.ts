@@ -9,6 +9,7 @@ import { presentUser, UserRecord } from '../../modules/users/users.present.js';
 import { MessageRecord, presentMessage } from '../../modules/messages/messages.present.js';
 import type { MessagesService } from '../../modules/messages/messages.service.js';
 import { asJsonText, createdAnswer, MessageIdParams, messagesAnswer, MessagesAnswer, presentAuthorJson } from '../shared/message-answers.js';
+import { CHANNEL_READ, moderators, networkAdmins } from './console-access.js';
 
 const tag = { tags: ['messages'] };
 const PageSize = Type.Integer({ minimum: 1, maximum: 100 });
@@ -62,6 +63,7 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
   app.post(
     '/message',
     {
+      config: { ...networkAdmins('sending messages as the admin'), audit: false },
       schema: {
         ...tag,
         summary: 'Create a text or custom message',
@@ -79,6 +81,7 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
   app.post(
     '/messages',
     {
+      config: { ...moderators(CHANNEL_READ, 'reading channels and their messages', 'channel'), audit: false },
       schema: {
         ...tag,
         summary: 'Query the messages of a channel',
@@ -98,6 +101,7 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
   app.get(
     '/message/:messageId',
     {
+      config: moderators(CHANNEL_READ, 'reading messages', 'message'),
       schema: {
         ...tag,
         summary: 'Get one message',
@@ -115,6 +119,7 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
   app.delete(
     '/message/:messageId',
     {
+      config: { ...moderators(['DELETE_MESSAGE'], 'deleting a message', 'message'), audit: 'message.delete' },
       schema: {
         ...tag,
         summary: 'Delete a message (soft)',

@@ -19,6 +19,7 @@ import type { Reviewer, ReviewRow } from '../../modules/moderation-queue/queue.t
 import type { Paging } from '../../shared/paging.js';
 import { Id, StringEnum } from '../../shared/schemas.js';
 import { PagingRecord } from '../shared/message-answers.js';
+import { MODERATION, moderators } from './console-access.js';
 
 const tag = { tags: ['admin moderation queue'] };
 const PAGING_EXAMPLE = { next: 'eyJhIjoxNzQxOTQ1MjAyMTE0fQ.x3Jf', prev: null };
@@ -104,6 +105,7 @@ function registerQueueReads(app: TypedApp, deps: { queue: ModerationQueueService
   app.get(
     '/moderation/messages',
     {
+      config: moderators(MODERATION, 'moderation'),
       schema: {
         ...tag,
         summary: 'Flagged messages waiting for review, or their reviews',
@@ -124,6 +126,7 @@ function registerQueueReads(app: TypedApp, deps: { queue: ModerationQueueService
   app.get(
     '/moderation/users',
     {
+      config: moderators(MODERATION, 'moderation'),
       schema: {
         ...tag,
         summary: 'Flagged users waiting for review, or their reviews',
@@ -144,6 +147,7 @@ function registerQueueReads(app: TypedApp, deps: { queue: ModerationQueueService
   app.get(
     '/moderation/reviews',
     {
+      config: moderators(MODERATION, 'moderation'),
       schema: {
         ...tag,
         summary: 'The reviews made',
@@ -164,6 +168,7 @@ function registerQueueReads(app: TypedApp, deps: { queue: ModerationQueueService
   app.get(
     '/moderation/summary',
     {
+      config: moderators(MODERATION, 'moderation'),
       schema: {
         ...tag,
         summary: 'How many flagged messages and users wait',
@@ -181,7 +186,7 @@ function registerReviewRoutes(app: TypedApp, deps: { queue: ModerationQueueServi
   app.post(
     '/moderation/messages/:messageId/review',
     {
-      config: { audit: 'moderation.reviewMessage' },
+      config: { ...moderators(MODERATION, 'moderation'), audit: 'moderation.reviewMessage' },
       schema: {
         ...tag,
         summary: 'Review a flagged message',
@@ -201,7 +206,7 @@ function registerReviewRoutes(app: TypedApp, deps: { queue: ModerationQueueServi
   app.post(
     '/moderation/users/:userId/review',
     {
-      config: { audit: 'moderation.reviewUser' },
+      config: { ...moderators(MODERATION, 'moderation'), audit: 'moderation.reviewUser' },
       schema: {
         ...tag,
         summary: 'Review a flagged user',

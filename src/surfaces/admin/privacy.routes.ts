@@ -5,6 +5,7 @@ import type { TypedApp } from '../../http/typed-app.js';
 import type { Privacy } from '../../modules/privacy/privacy.js';
 import { OpenObject, StringEnum } from '../../shared/schemas.js';
 import { UserIdParams } from './identity.schemas.js';
+import { networkAdmins } from './console-access.js';
 
 const tag = { tags: ['users'] };
 
@@ -105,7 +106,7 @@ export function registerPrivacyRoutes(app: TypedApp, deps: { privacy: Privacy })
   app.delete(
     '/users/:userId',
     {
-      config: { audit: 'user.erase' },
+      config: { ...networkAdmins('erasing users'), audit: 'user.erase' },
       schema: {
         ...tag,
         summary: 'Erase a user',
@@ -122,6 +123,7 @@ export function registerPrivacyRoutes(app: TypedApp, deps: { privacy: Privacy })
   app.get(
     '/users/:userId/export',
     {
+      config: networkAdmins("exporting a user's data"),
       schema: {
         ...tag,
         summary: "Export a user's data",

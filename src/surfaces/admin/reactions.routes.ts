@@ -1,3 +1,5 @@
+import { adminActorOf } from '../../http/admin-actor.js';
+import { channelScopeOf } from '../../modules/channels/channels.policy.js';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../../http/auth.js';
 import { answers, JSON_AND_FORM } from '../../http/responses.js';
@@ -9,6 +11,7 @@ import { presentReactor, ReactionRecord, REFERENCE_TYPE } from '../../modules/re
 import { DEFAULT_MOST_REACTED_LIMIT, type ReactionsService } from '../../modules/reactions/reactions.service.js';
 import { PagingRecord } from '../shared/message-answers.js';
 import { bodyOrQuery } from './body-or-query.js';
+import { CHANNEL_READ, moderators, networkAdmins } from './console-access.js';
 
 const tag = { tags: ['reactions'] };
 
@@ -114,6 +117,7 @@ export function registerReactionRoutes(app: TypedApp, deps: { reactions: Reactio
   app.post(
     '/reactions',
     {
+      config: { ...networkAdmins('reacting as the admin'), audit: 'reaction.add' },
       schema: {
         ...tag,
         summary: 'React to a message as the admin',
@@ -133,6 +137,7 @@ export function registerReactionRoutes(app: TypedApp, deps: { reactions: Reactio
   app.delete(
     '/reactions',
     {
+      config: { ...networkAdmins('reacting as the admin'), audit: 'reaction.remove' },
       schema: {
         ...tag,
         summary: "Remove the admin's reaction",
@@ -155,6 +160,7 @@ export function registerReactionRoutes(app: TypedApp, deps: { reactions: Reactio
   app.get(
     '/reactions',
     {
+      config: moderators(CHANNEL_READ, 'reading reactions', 'message'),
       schema: {
         ...tag,
         summary: 'The reactors of one message, in reaction order',
@@ -182,6 +188,7 @@ export function registerReactionRoutes(app: TypedApp, deps: { reactions: Reactio
   app.get(
     '/reactions/messages/most',
     {
+      config: moderators(CHANNEL_READ, 'reading reactions'),
       schema: {
         ...tag,
         summary: 'The messages with the most reactions of one name, most first',
@@ -196,6 +203,7 @@ export function registerReactionRoutes(app: TypedApp, deps: { reactions: Reactio
         response: answers(MostReactedAnswer),
       },
     },
-    async (request) => reactions.mostReacted(request.query.reactionName, request.query.limit || DEFAULT_MOST_REACTED_LIMIT),
+    async (request) =>
+      reactions.mostReacted(request.query.reactionName, request.query.limit || DEFAULT_MOST_REACTED_LIMIT, channelScopeOf(adminActorOf(request))),
   );
 }

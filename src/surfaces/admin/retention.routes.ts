@@ -3,6 +3,7 @@ import { answers, JSON_AND_FORM } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { MessageRetention } from '../../modules/messages/retention.js';
 import { ChannelIdParams } from '../../shared/schemas.js';
+import { networkAdmins } from './console-access.js';
 
 const tag = { tags: ['retention'] };
 
@@ -50,6 +51,7 @@ export function registerRetentionRoutes(app: TypedApp, deps: { retention: Messag
   app.get(
     '/channel/:channelId/retention',
     {
+      config: networkAdmins('message retention'),
       schema: {
         ...tag,
         summary: "A channel's message retention",
@@ -64,7 +66,7 @@ export function registerRetentionRoutes(app: TypedApp, deps: { retention: Messag
   app.put(
     '/channel/:channelId/retention',
     {
-      config: { audit: 'channel.setRetention' },
+      config: { ...networkAdmins('message retention'), audit: 'channel.setRetention' },
       schema: {
         ...tag,
         summary: "Set or clear a channel's message retention",
@@ -82,7 +84,7 @@ export function registerRetentionRoutes(app: TypedApp, deps: { retention: Messag
   app.post(
     '/retention/run',
     {
-      config: { audit: 'retention.run' },
+      config: { ...networkAdmins('message retention'), audit: 'retention.run' },
       schema: {
         ...tag,
         summary: 'Run message retention now',

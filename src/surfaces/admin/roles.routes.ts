@@ -5,6 +5,7 @@ import { Id } from '../../shared/schemas.js';
 import { PERMISSIONS } from '../../modules/roles/permissions.js';
 import { presentRole, RoleRecord } from '../../modules/roles/roles.present.js';
 import type { RolesService } from '../../modules/roles/roles.service.js';
+import { networkAdmins } from './console-access.js';
 
 const tag = { tags: ['roles'] };
 const roleExample = (RoleRecord.examples as unknown[])[0];
@@ -37,6 +38,7 @@ export function registerRoleRoutes(app: TypedApp, deps: { roles: RolesService })
   app.get(
     '/roles',
     {
+      config: networkAdmins('roles'),
       schema: {
         ...tag,
         summary: 'List roles and the permission catalogue',
@@ -54,6 +56,7 @@ export function registerRoleRoutes(app: TypedApp, deps: { roles: RolesService })
   app.put(
     '/roles',
     {
+      config: { ...networkAdmins('roles'), audit: 'role.upsert' },
       schema: {
         ...tag,
         summary: 'Create roles or replace their permissions',
@@ -72,6 +75,7 @@ export function registerRoleRoutes(app: TypedApp, deps: { roles: RolesService })
   app.delete(
     '/roles/:publicId',
     {
+      config: networkAdmins('roles'),
       schema: {
         ...tag,
         summary: 'Delete a role',

@@ -8,6 +8,7 @@ import { MAX_RULE_LENGTH, type RuleChanges, type RulesService } from '../../modu
 import type { RuleKind, RuleRow } from '../../modules/moderation/rules.types.js';
 import { MAX_TEXT_LENGTH } from '../../modules/messages/messages.service.js';
 import { bodyOrQuery } from './body-or-query.js';
+import { networkAdmins } from './console-access.js';
 
 const RuleIdParams = Type.Object({ ruleId: Id('The rule to change') });
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }));
@@ -80,6 +81,7 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
     app.get(
       base,
       {
+        config: networkAdmins('moderation rules'),
         schema: {
           ...tag,
           summary: `List ${kind} rules`,
@@ -94,6 +96,7 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
     app.post(
       base,
       {
+        config: { ...networkAdmins('moderation rules'), audit: `${kind}.create` },
         schema: {
           ...tag,
           summary: `Add ${kind} rules, one per ${what}`,
@@ -118,6 +121,7 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
     app.delete(
       base,
       {
+        config: { ...networkAdmins('moderation rules'), audit: `${kind}.delete` },
         schema: {
           ...tag,
           summary: `Delete ${kind} rules (all or none)`,
@@ -134,6 +138,7 @@ export function registerRuleRoutes(app: TypedApp, deps: { rules: RulesService })
     app.put(
       `${base}/:ruleId`,
       {
+        config: { ...networkAdmins('moderation rules'), audit: `${kind}.update` },
         schema: {
           ...tag,
           summary: `Change a ${kind} rule`,
@@ -203,6 +208,7 @@ function registerRuleTestRoute(app: TypedApp, rules: RulesService): void {
   app.post(
     '/rules/test',
     {
+      config: networkAdmins('moderation rules'),
       schema: {
         tags: ['blacklist', 'whitelist'],
         summary: 'Test a text against the moderation rules',

@@ -4,6 +4,7 @@ import { presentAccessToken, presentGrant, presentSession } from '../../modules/
 import type { CredentialsService } from '../../modules/identity/credentials.service.js';
 import { UserIdParams } from './identity.schemas.js';
 import { CredentialsListQuery, RevokedToken, SessionList, SignedOut, TokenList, UserSessionParams, UserTokenParams } from './sessions.schemas.js';
+import { networkAdmins } from './console-access.js';
 
 const tag = { tags: ['users'] };
 
@@ -18,6 +19,7 @@ export function registerSessionRoutes(app: TypedApp, deps: { credentials: Creden
   app.get(
     '/users/:userId/sessions',
     {
+      config: networkAdmins("a user's sessions"),
       schema: {
         ...tag,
         summary: "List a user's login sessions",
@@ -34,7 +36,7 @@ export function registerSessionRoutes(app: TypedApp, deps: { credentials: Creden
   app.delete(
     '/users/:userId/sessions/:sessionId',
     {
-      config: { audit: 'user.revokeSession' },
+      config: { ...networkAdmins("a user's sessions"), audit: 'user.revokeSession' },
       schema: {
         ...tag,
         summary: 'Revoke one login session',
@@ -53,7 +55,7 @@ export function registerSessionRoutes(app: TypedApp, deps: { credentials: Creden
   app.post(
     '/users/:userId/signout',
     {
-      config: { audit: 'user.signOut' },
+      config: { ...networkAdmins("a user's sessions"), audit: 'user.signOut' },
       schema: {
         ...tag,
         summary: 'Sign a user out everywhere',
@@ -69,6 +71,7 @@ export function registerSessionRoutes(app: TypedApp, deps: { credentials: Creden
   app.get(
     '/users/:userId/tokens',
     {
+      config: networkAdmins("a user's access tokens"),
       schema: {
         ...tag,
         summary: "List a user's access tokens and grants",
@@ -88,7 +91,7 @@ export function registerSessionRoutes(app: TypedApp, deps: { credentials: Creden
   app.delete(
     '/users/:userId/tokens/:tokenId',
     {
-      config: { audit: 'user.revokeToken' },
+      config: { ...networkAdmins("a user's access tokens"), audit: 'user.revokeToken' },
       schema: {
         ...tag,
         summary: 'Revoke one access token or grant of a user',

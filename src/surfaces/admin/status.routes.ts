@@ -2,6 +2,7 @@ import { answers } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { presentStats, presentStatus, StatsRecord, StatusRecord } from '../../modules/stats/stats.present.js';
 import type { StatsService } from '../../modules/stats/stats.service.js';
+import { networkAdmins } from './console-access.js';
 
 const tag = { tags: ['operations'] };
 
@@ -12,6 +13,7 @@ export function registerStatusRoutes(app: TypedApp, deps: { stats: StatsService 
   app.get(
     '/stats',
     {
+      config: networkAdmins("the network's totals and status"),
       schema: {
         ...tag,
         summary: "The network's totals",
@@ -26,6 +28,7 @@ export function registerStatusRoutes(app: TypedApp, deps: { stats: StatsService 
   app.get(
     '/status',
     {
+      config: networkAdmins("the network's totals and status"),
       schema: {
         ...tag,
         summary: 'The status of the answering instance',

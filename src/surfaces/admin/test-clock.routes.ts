@@ -3,6 +3,7 @@ import type { AdjustableClock } from '../../clock.js';
 import { answers, JSON_AND_FORM } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { AppError } from '../../shared/errors.js';
+import { networkAdmins } from './console-access.js';
 
 const TestClockBody = Type.Object(
   { offsetMs: Type.Integer({ minimum: 0, maximum: 10 * 365 * 24 * 3600 * 1000, description: 'How far ahead of the real clock the server runs, in ms' }) },
@@ -19,6 +20,7 @@ export function registerTestClockRoute(app: TypedApp, deps: { clock: AdjustableC
   app.put(
     '/test-clock',
     {
+      config: { ...networkAdmins('the test clock'), audit: 'testClock.set' },
       schema: {
         tags: ['operations'],
         summary: 'Set the test clock offset (PARLEY_TEST_CLOCK=1 only)',

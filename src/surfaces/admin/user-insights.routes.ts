@@ -1,3 +1,5 @@
+import { channelScopeOf } from '../../modules/channels/channels.policy.js';
+import { adminActorOf } from '../../http/admin-actor.js';
 import { Type } from '@sinclair/typebox';
 import { answers } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';
@@ -14,6 +16,7 @@ import { AppError, notFound } from '../../shared/errors.js';
 import { IsoTime, Nullable } from '../../shared/schemas.js';
 import { PagingRecord } from '../shared/message-answers.js';
 import { UserIdParams } from './identity.schemas.js';
+import { moderators, networkAdmins } from './console-access.js';
 
 const tag = { tags: ['users'] };
 
@@ -95,6 +98,7 @@ export function registerUserInsightRoutes(
   app.get(
     '/users/:userId',
     {
+      config: moderators(['EDIT_USER', 'BAN_USER'], 'listing users'),
       schema: {
         ...tag,
         summary: 'Get one user',
@@ -113,6 +117,7 @@ export function registerUserInsightRoutes(
   app.get(
     '/users/:userId/flags',
     {
+      config: moderators(['EDIT_USER'], "reading a user's flags and messages"),
       schema: {
         ...tag,
         summary: 'The flags a user received',
@@ -132,6 +137,7 @@ export function registerUserInsightRoutes(
   app.get(
     '/users/:userId/messages',
     {
+      config: moderators(['EDIT_USER'], "reading a user's flags and messages"),
       schema: {
         ...tag,
         summary: "A user's messages across channels",
@@ -142,7 +148,7 @@ export function registerUserInsightRoutes(
       },
     },
     async (request) => {
-      const { rows, channelNames, next, scannedTo } = await messages.byAuthor(request.params.userId, request.query);
+      const { rows, channelNames, next, scannedTo } = await messages.byAuthor(request.params.userId, request.query, channelScopeOf(adminActorOf(request)));
       return {
         messages: rows.map(presentMessage),
         channels: [...channelNames].map(([channelId, displayName]) => ({ channelId, displayName })),
@@ -155,6 +161,7 @@ export function registerUserInsightRoutes(
   app.get(
     '/users/:userId/tray',
     {
+      config: networkAdmins("a user's notification tray"),
       schema: {
         ...tag,
         summary: "A user's notification tray",

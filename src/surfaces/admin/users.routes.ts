@@ -8,6 +8,7 @@ import type { UsersService } from '../../modules/users/users.service.js';
 import type { BanLifts } from '../../modules/bans/ban-lifts.service.js';
 import { BanMinutes } from '../../modules/bans/ban-lifts.types.js';
 import { PagingRecord } from '../shared/message-answers.js';
+import { moderators } from './console-access.js';
 
 const tag = { tags: ['users'] };
 const Text = (maxLength: number) => Type.String({ maxLength });
@@ -81,6 +82,7 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; b
   app.get(
     '/users',
     {
+      config: moderators(['EDIT_USER', 'BAN_USER'], 'listing users'),
       schema: {
         ...tag,
         summary: 'List users',
@@ -104,6 +106,7 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; b
   app.put(
     '/users',
     {
+      config: { ...moderators(['EDIT_USER'], 'editing users', 'userWrite'), audit: 'user.upsert' },
       schema: {
         ...tag,
         summary: 'Create or update a user (only the fields given change)',
@@ -119,6 +122,7 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; b
   app.post(
     '/users/ban',
     {
+      config: { ...moderators(['BAN_USER'], 'banning users', 'users'), audit: 'user.ban' },
       schema: {
         ...tag,
         summary: 'Ban a user globally',
@@ -142,6 +146,7 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; b
   app.post(
     '/users/unban',
     {
+      config: { ...moderators(['BAN_USER'], 'banning users', 'users'), audit: 'user.unban' },
       schema: {
         ...tag,
         summary: 'Lift a global ban',
@@ -162,6 +167,7 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; b
   app.delete(
     '/users/:userId/flags',
     {
+      config: { ...moderators(['EDIT_USER'], "clearing a user's flags", 'users'), audit: 'user.clearFlags' },
       schema: {
         ...tag,
         summary: "Clear a user's flags",

@@ -5,6 +5,7 @@ import { answers } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import type { DeliveryRow } from '../../modules/webhooks/webhooks.types.js';
 import type { WebhooksService } from '../../modules/webhooks/webhooks.service.js';
+import { networkAdmins } from './console-access.js';
 
 const DELIVERY_STATES = ['pending', 'delivered', 'given up'] as const;
 
@@ -78,6 +79,7 @@ export function registerWebhookRoutes(app: TypedApp, deps: { webhooks: WebhooksS
   app.get(
     '/bots/:userId/webhooks',
     {
+      config: networkAdmins('bot webhooks'),
       schema: {
         tags: ['bots'],
         summary: "A bot's newest webhook deliveries: state (pending, delivered, given up), attempts, last error",

@@ -59,6 +59,7 @@ function registerChannelEditRoutes(app: TypedApp, deps: ClientModerationDeps): v
   app.put(
     '/channels/:channelId',
     {
+      config: { audit: 'channel.rename' },
       schema: {
         ...action('Rename a channel (EDIT_CHANNEL)', 'Sets the display name of a channel; 403 (400308, 400309) when the name breaks a moderation rule.'),
         consumes: JSON_AND_FORM,
@@ -72,14 +73,18 @@ function registerChannelEditRoutes(app: TypedApp, deps: ClientModerationDeps): v
     },
   );
 
-  app.post('/channels/:channelId/users', { schema: memberAction('Add members (ADD_CHANNEL_USER)', 'Adds users to the channel.') }, async (request) => {
-    await moderator.addUsers(principalOf(request), request.params.channelId, request.body.userIds);
-    return { status: 'success' as const };
-  });
+  app.post(
+    '/channels/:channelId/users',
+    { config: { audit: 'channel.addUsers' }, schema: memberAction('Add members (ADD_CHANNEL_USER)', 'Adds users to the channel.') },
+    async (request) => {
+      await moderator.addUsers(principalOf(request), request.params.channelId, request.body.userIds);
+      return { status: 'success' as const };
+    },
+  );
 
   app.delete(
     '/channels/:channelId/users',
-    { schema: memberAction('Remove members (REMOVE_CHANNEL_USER)', 'Removes users from the channel.') },
+    { config: { audit: 'channel.removeUsers' }, schema: memberAction('Remove members (REMOVE_CHANNEL_USER)', 'Removes users from the channel.') },
     async (request) => {
       await moderator.removeUsers(principalOf(request), request.params.channelId, request.body.userIds);
       return { status: 'success' as const };
@@ -88,17 +93,21 @@ function registerChannelEditRoutes(app: TypedApp, deps: ClientModerationDeps): v
 
   app.post(
     '/channels/:channelId/users/ban',
-    { schema: memberAction('Ban from a channel (BAN_USER_FROM_CHANNEL)', 'Bans users from the channel.') },
+    { config: { audit: 'channel.banUsers' }, schema: memberAction('Ban from a channel (BAN_USER_FROM_CHANNEL)', 'Bans users from the channel.') },
     async (request) => {
       await moderator.banFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
       return { status: 'success' as const };
     },
   );
 
-  app.post('/channels/:channelId/users/unban', { schema: memberAction('Unban (BAN_USER_FROM_CHANNEL)', 'Lifts channel bans.') }, async (request) => {
-    await moderator.unbanFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
-    return { status: 'success' as const };
-  });
+  app.post(
+    '/channels/:channelId/users/unban',
+    { config: { audit: 'channel.unbanUsers' }, schema: memberAction('Unban (BAN_USER_FROM_CHANNEL)', 'Lifts channel bans.') },
+    async (request) => {
+      await moderator.unbanFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
+      return { status: 'success' as const };
+    },
+  );
 }
 
 function registerChannelMuteAndCloseRoutes(app: TypedApp, deps: ClientModerationDeps): void {
@@ -107,6 +116,7 @@ function registerChannelMuteAndCloseRoutes(app: TypedApp, deps: ClientModeration
   app.put(
     '/channels/:channelId/mute',
     {
+      config: { audit: 'channel.mute' },
       schema: {
         ...action('Mute a channel (MUTE_CHANNEL)', 'While muted, only moderators post in the channel.'),
         consumes: JSON_AND_FORM,
@@ -123,6 +133,7 @@ function registerChannelMuteAndCloseRoutes(app: TypedApp, deps: ClientModeration
   app.put(
     '/channels/:channelId/users/mute',
     {
+      config: { audit: 'channel.muteUsers' },
       schema: {
         ...action('Mute members (MUTE_USER_INSIDE_CHANNEL)', 'Muted members read but cannot post until the period ends.'),
         consumes: JSON_AND_FORM,
@@ -139,6 +150,7 @@ function registerChannelMuteAndCloseRoutes(app: TypedApp, deps: ClientModeration
   app.post(
     '/channels/:channelId/close',
     {
+      config: { audit: 'channel.close' },
       schema: {
         ...action('Close a channel (CLOSE_CHANNEL)', 'Closes the channel for good: its messages are deleted and its members removed.'),
         response: answers(SuccessAnswer),
@@ -158,6 +170,7 @@ function registerUserModerationRoutes(app: TypedApp, deps: ClientModerationDeps)
   app.post(
     '/users/:userId/ban',
     {
+      config: { audit: 'user.ban' },
       schema: {
         ...tag,
         summary: 'Ban a user globally (BAN_USER)',

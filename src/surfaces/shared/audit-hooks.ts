@@ -8,76 +8,20 @@ import { ERRORS } from '../../shared/errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The audit operation a route records (installAudit fills it in where the route does not say); false: none. */
+    /**
+     * The audit operation a route records, declared by the route (`channel.close`, one stable name per
+     * action whichever surface it is made from); false: none (the admin API's reads and message sends,
+     * content an app posts by the thousand). installAudit fills it in where the route does not say.
+     */
     audit?: string | false;
   }
 }
 
-/**
- * Stable operation names, one per action, whichever surface it is made from: an admin token and a
- * moderator closing a channel are both `channel.close`. `false` marks the admin API's POSTs that only
- * read, and its message sends: a send is content an app posts (often thousands a minute), not an
- * administrative change; deleting a message is recorded. Admin routes missing here are recorded under
- * their pattern (`POST /api/v2/...`).
- */
-const OPERATIONS: Record<string, string | false> = {
-  'POST /api/v2/channels': false,
-  'POST /api/v2/messages': false,
-  'POST /api/v2/channel': 'channel.create',
-  'POST /api/v2/channel/displayName': 'channel.rename',
-  'POST /api/v2/channel/:channelId/displayName': 'channel.rename',
-  'POST /api/v2/channel/:channelId/users': 'channel.addUsers',
-  'DELETE /api/v2/channel/:channelId/users': 'channel.removeUsers',
-  'POST /api/v2/channel/:channelId/users/ban': 'channel.banUsers',
-  'POST /api/v2/channel/:channelId/users/unban': 'channel.unbanUsers',
-  'PUT /api/v2/channel/:channelId/mute': 'channel.mute',
-  'PUT /api/v2/channel/:channelId/users/mute': 'channel.muteUsers',
-  'POST /api/v2/channel/:channelId/close': 'channel.close',
-  'POST /api/v2/channels/:channelId/close': 'channel.close',
-  'POST /api/v2/message': false,
-  'DELETE /api/v2/message/:messageId': 'message.delete',
-  'POST /api/v2/messages/images': false,
-  'POST /api/v2/messages/files': false,
-  'PUT /api/v2/users': 'user.upsert',
-  'POST /api/v2/users/ban': 'user.ban',
-  'POST /api/v2/users/unban': 'user.unban',
-  'DELETE /api/v2/users/:userId/flags': 'user.clearFlags',
-  'POST /api/v2/users/:userId/tokens': 'user.mintToken',
-  'PUT /api/v2/users/:userId/avatar': 'user.setAvatar',
-  'PUT /api/v2/roles': 'role.upsert',
-  'POST /api/v2/blacklist/records': 'blacklist.create',
-  'DELETE /api/v2/blacklist/records': 'blacklist.delete',
-  'PUT /api/v2/blacklist/records/:ruleId': 'blacklist.update',
-  'POST /api/v2/whitelist/records': 'whitelist.create',
-  'DELETE /api/v2/whitelist/records': 'whitelist.delete',
-  'PUT /api/v2/whitelist/records/:ruleId': 'whitelist.update',
-  'POST /api/v2/reactions': 'reaction.add',
-  'DELETE /api/v2/reactions': 'reaction.remove',
-  'POST /api/v2/oauth/clients': 'oauthClient.create',
-  'DELETE /api/v2/oauth/clients/:clientId': 'oauthClient.delete',
-  'POST /api/v2/bots': 'bot.create',
-  'PUT /api/v2/bots/:userId': 'bot.update',
-  'PUT /api/v2/test-clock': 'testClock.set',
-  // The client API's moderation: only these of its routes are recorded.
-  'PUT /client/v1/channels/:channelId': 'channel.rename',
-  'POST /client/v1/channels/:channelId/users': 'channel.addUsers',
-  'DELETE /client/v1/channels/:channelId/users': 'channel.removeUsers',
-  'POST /client/v1/channels/:channelId/users/ban': 'channel.banUsers',
-  'POST /client/v1/channels/:channelId/users/unban': 'channel.unbanUsers',
-  'PUT /client/v1/channels/:channelId/mute': 'channel.mute',
-  'PUT /client/v1/channels/:channelId/users/mute': 'channel.muteUsers',
-  'POST /client/v1/channels/:channelId/close': 'channel.close',
-  'POST /client/v1/users/:userId/ban': 'user.ban',
-};
-
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** The operation a route records: its own declaration, the catalogue's name, or (admin API) its pattern. */
+/** A route that names no operation: on the admin API a write is recorded under its pattern, else nothing. */
 function operationOf(method: string, url: string, recordEveryWrite: boolean): string | false {
-  const key = `${method} ${url}`;
-  const named = OPERATIONS[key];
-  if (named !== undefined) return named;
-  return recordEveryWrite && WRITES.has(method) ? key : false;
+  return recordEveryWrite && WRITES.has(method) ? `${method} ${url}` : false;
 }
 
 /**

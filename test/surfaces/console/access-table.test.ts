@@ -3,15 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installErrorHandling } from '../../../src/http/error-handler.js';
 import type { TypedApp } from '../../../src/http/typed-app.js';
 import { PERMISSIONS } from '../../../src/modules/roles/permissions.js';
-import { authorizeConsoleRoute, CONSOLE_RULES, consoleRuleOf, installConsoleGuards } from '../../../src/surfaces/admin/console-access.js';
+import { accessOf, authorizeConsoleRoute, installConsoleGuards, moderators } from '../../../src/surfaces/admin/console-access.js';
 import { startTestApp, type TestApp } from '../../helpers/test-app.js';
 
 /**
- * The console's access table against the routes the admin API really has: each one is decided by a row
- * on purpose. A route without a row fails here, so someone says who may call it; at run time the
- * table's default keeps such a route to network admins.
+ * Who may call each admin route, as the routes declare it (`config: moderators(...)` or
+ * `networkAdmins(...)`): each registered route says so on purpose. A route that declares nothing fails
+ * here, so someone decides who may call it; at run time such a route stays with network admins.
  */
-describe('the console access table', () => {
+describe("the admin routes' access declarations", () => {
   let t: TestApp;
 
   beforeAll(async () => {
@@ -22,22 +22,20 @@ describe('the console access table', () => {
   });
 
   const adminRoutes = () => t.routes.filter((route) => route.url.startsWith('/api/v2/') && route.method !== 'HEAD');
+  const declared = (method: string, url: string) => {
+    const found = t.routes.find((route) => route.method === (method === 'HEAD' ? 'GET' : method) && route.url === url);
+    return found === undefined ? null : accessOf(found.config);
+  };
 
-  it('names every registered admin route', () => {
+  it('are made by every registered admin route', () => {
     const routes = adminRoutes();
     expect(routes.length).toBeGreaterThan(50);
-    const unnamed = routes.filter((route) => consoleRuleOf(route.method, route.url) === null).map((route) => `${route.method} ${route.url}`);
-    expect(unnamed, 'add these routes to CONSOLE_RULES in src/surfaces/admin/console-access.ts').toEqual([]);
+    const undeclared = routes.filter((route) => declared(route.method, route.url) === null).map((route) => `${route.method} ${route.url}`);
+    expect(undeclared, 'declare config: moderators(...) or networkAdmins(...) on these routes').toEqual([]);
   });
 
-  it('has no row for a route that does not exist', () => {
-    const registered = new Set(adminRoutes().map((route) => `${route.method} ${route.url}`));
-    const stale = CONSOLE_RULES.filter((rule) => !rule.route.endsWith('*') && !registered.has(rule.route)).map((rule) => rule.route);
-    expect(stale).toEqual([]);
-  });
-
-  it('keeps what only a network admin may do to network admins', () => {
-    const moderatorsMay = (method: string, url: string) => (consoleRuleOf(method, url)?.anyOf.length ?? 0) > 0;
+  it('keep what only a network admin may do to network admins', () => {
+    const moderatorsMay = (method: string, url: string) => (declared(method, url)?.anyOf.length ?? 0) > 0;
     for (const [method, url] of [
       ['PUT', '/api/v2/roles'],
       ['POST', '/api/v2/blacklist/records'],
@@ -54,17 +52,24 @@ describe('the console access table', () => {
     ] as const) {
       expect(moderatorsMay(method, url), `${method} ${url}`).toBe(false);
     }
-    expect(consoleRuleOf('GET', '/api/v2/moderation/queue')?.anyOf).toEqual([
-      'DELETE_MESSAGE',
-      'BAN_USER',
-      'BAN_USER_FROM_CHANNEL',
-      'MUTE_USER_INSIDE_CHANNEL',
-    ]);
-    expect(consoleRuleOf('HEAD', '/api/v2/users')).toEqual(consoleRuleOf('GET', '/api/v2/users'));
+    expect(declared('GET', '/api/v2/moderation/messages')?.anyOf).toEqual(['DELETE_MESSAGE', 'BAN_USER', 'BAN_USER_FROM_CHANNEL', 'MUTE_USER_INSIDE_CHANNEL']);
+    expect(declared('HEAD', '/api/v2/users')).toEqual(declared('GET', '/api/v2/users'));
+  });
+
+  it('name the people a route acts on, so no moderator acts on a network admin through it', () => {
+    const actsOnPeople = adminRoutes()
+      .filter((route) => /userIds|userId/.test(JSON.stringify(route.schema.body ?? {})) || route.url.includes(':userId'))
+      .filter((route) => (declared(route.method, route.url)?.anyOf.length ?? 0) > 0)
+      .filter((route) => !route.url.startsWith('/api/v2/moderation/'))
+      // Reads: a query by member lists channels, it changes nobody.
+      .filter((route) => route.method !== 'GET' && `${route.method} ${route.url}` !== 'POST /api/v2/channels')
+      .filter((route) => !declared(route.method, route.url)?.targets.some((target) => target === 'users' || target === 'userWrite'))
+      .map((route) => `${route.method} ${route.url}`);
+    expect(actsOnPeople).toEqual([]);
   });
 });
 
-describe('a route the console access table does not name', () => {
+describe('a route that declares no access', () => {
   let app: TypedApp;
 
   beforeAll(async () => {
@@ -81,9 +86,9 @@ describe('a route the console access table does not name', () => {
       }
       done();
     });
-    installConsoleGuards(app, { findUser: async () => undefined });
+    installConsoleGuards(app, { findUser: async () => undefined, findChannel: async () => undefined, channelOfMessage: async () => undefined });
     app.get('/api/v2/unlisted', async () => ({ reached: true }));
-    app.get('/api/v2/users', async () => ({ reached: true }));
+    app.get('/api/v2/users', { config: moderators(['EDIT_USER'], 'listing users') }, async () => ({ reached: true }));
     await app.ready();
   });
   afterAll(async () => {
