@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,5 +8,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One file per core at least: most files wait on sockets, child processes and timers as much as they
+    // compute, and Vitest's default (cores - 1) runs them one at a time on a 2-core machine.
+    maxWorkers: Math.max(2, os.availableParallelism()),
   },
 });
