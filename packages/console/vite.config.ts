@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 
 /**
  * Writes a .br and a .gz beside each script and style sheet of the build: the server sends them to
@@ -39,6 +39,10 @@ export default defineConfig({
   // CONSOLE_BASE: for a server published under a path prefix, e.g. /chat/console/.
   base: process.env.CONSOLE_BASE ?? '/console/',
   plugins: [react(), precompress()],
+  // `@parley/client` resolves to the SDK's TypeScript sources through the `@parley/source` export condition
+  // (packages/client/package.json; tsconfig.json's customConditions does the same for tsc): the console
+  // bundles the SDK as it is in this checkout, with no SDK build to run first or to go stale.
+  resolve: { conditions: ['@parley/source', ...defaultClientConditions] },
   // Each screen is a chunk loaded when first opened (App.tsx); the first load carries React, Mantine and the sign-in.
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: true, chunkSizeWarningLimit: 1500 },
   server: { proxy: Object.fromEntries(proxied.map((path) => [path, { target, changeOrigin: false }])) },

@@ -7,7 +7,16 @@ export type { CallOptions } from './context.js';
 export { ParleyError, RateLimitError, type FieldProblem } from './errors.js';
 export type { RetryOptions } from './http.js';
 export { backoffDelay, type BackoffOptions } from './stream/backoff.js';
-export { CloseCode, isFrame, type FrameData, type MembershipChange, type ReactionChange, type StreamFrame } from './stream/frames.js';
+export {
+  CloseCode,
+  isFrame,
+  type FrameData,
+  type FrameOf,
+  type FrameType,
+  type MembershipChange,
+  type ReactionChange,
+  type StreamFrame,
+} from './stream/frames.js';
 export type { WebSocketFactory, WebSocketLike } from './stream/socket.js';
 export { ParleyStream, type StreamEvents, type StreamOptions, type StreamState } from './stream/stream.js';
 export type * from './types.js';

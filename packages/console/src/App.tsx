@@ -2,7 +2,7 @@ import { Button, Center, Loader, Stack } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ComponentType, lazy, Suspense, useEffect } from 'react';
 import { Redirect, Route, Router, Switch } from 'wouter';
-import { api, call } from './api/client.js';
+import { meQuery } from './api/me.js';
 import { homePath, maySee, type ScreenId } from './auth/screens.js';
 import { SessionProvider, useSession, useSignedIn } from './auth/session.js';
 import { BASE_PATH, clearCredentials } from './auth/tokens.js';
@@ -79,7 +79,7 @@ function SignedInScreens() {
 
 /** Loads GET /api/v2/me, then opens the screens the person may see. */
 function SignedIn() {
-  const me = useQuery({ queryKey: ['me'], queryFn: () => call(api.GET('/api/v2/me')), staleTime: 60_000 });
+  const me = useQuery(meQuery());
   if (me.isPending) {
     return (
       <Center h="100vh">

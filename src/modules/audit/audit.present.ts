@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { IsoTime, Nullable, StringEnum } from '../../shared/schemas.js';
-import { iso, parseJson } from '../channels/channels.present.js';
+import { iso, parseJson } from '../../shared/values.js';
 import type { AuditRow } from './audit.types.js';
 
 const ACTOR_TYPES = ['admin', 'user', 'cli'] as const;

@@ -1,21 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ChannelMembersTable, ChannelsTable } from '../../storage/schema.js';
 import { IsoTime, Nullable, OpenObject } from '../../shared/schemas.js';
+import { iso, parseJson } from '../../shared/values.js';
 
 /** Storage rows -> the channel and channelUser records of docs/contract.md, Records. */
-export function iso(ms: number): string;
-export function iso(ms: number | null): string | null;
-export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
-export function parseJson<T>(text: string, fallback: T): T {
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-}
 
 /**
  * A JSON object of counts keyed by names users choose (reactions), with no prototype: `__proto__` or

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { IsoTime, Nullable, StringEnum } from '../../shared/schemas.js';
-import { iso, parseJson } from '../channels/channels.present.js';
+import { iso, parseJson } from '../../shared/values.js';
 import type { ClientRow } from './clients.store.js';
 
 /** oauth_clients row -> the operator API's client record. The secret is shown once, at creation. */

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
-import { parseJson } from '../channels/channels.present.js';
+import { parseJson } from '../../shared/values.js';
 import { insertAccountUser } from '../users/users.service.js';
 import type { WebhookTargets } from '../webhooks/webhook-targets.js';
 import { type BotRow, type ClientRow, type ClientsStore, createClientsStore } from './clients.store.js';

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { IsoTime, Nullable, StringEnum } from '../../shared/schemas.js';
-import { iso } from '../channels/channels.present.js';
+import { iso } from '../../shared/values.js';
 import type { GrantRow } from './credentials.store.js';
 import type { AccessTokenRow } from './grants.store.js';
 import type { SessionRow } from './sessions.store.js';

@@ -1,4 +1,4 @@
-import { parseJson } from '../channels/channels.present.js';
+import { parseJson } from '../../shared/values.js';
 import type { Principal } from '../tokens/tokens.service.js';
 import type { UserRow } from '../users/users.types.js';
 import { fullNameOf } from './id-token.js';

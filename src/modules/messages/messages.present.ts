@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { MessagesTable } from '../../storage/schema.js';
-import { iso, parseJson } from '../channels/channels.present.js';
+import { iso, parseJson } from '../../shared/values.js';
 import { IsoTime, Nullable, OpenObject, ReactionCounts } from '../../shared/schemas.js';
 
 export type MessageRow = MessagesTable;

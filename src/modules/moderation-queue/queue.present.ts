@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { IsoTime, Nullable } from '../../shared/schemas.js';
-import { iso, parseJson } from '../channels/channels.present.js';
+import { iso, parseJson } from '../../shared/values.js';
 import { MessageRecord, presentMessage } from '../messages/messages.present.js';
 import { presentUser, UserRecord } from '../users/users.present.js';
 import type { UserRow } from '../users/users.types.js';

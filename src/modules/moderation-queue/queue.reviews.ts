@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
-import { parseJson } from '../channels/channels.present.js';
+import { parseJson } from '../../shared/values.js';
 import { MAX_MUTE_PERIOD_MS, type ChannelsService } from '../channels/channels.service.js';
 import type { MessageRow } from '../messages/messages.present.js';
 import type { MessagesService } from '../messages/messages.service.js';

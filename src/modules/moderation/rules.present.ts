@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { iso } from '../channels/channels.present.js';
+import { iso } from '../../shared/values.js';
 import type { RuleRow } from './rules.types.js';
 import { IsoTime } from '../../shared/schemas.js';
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { notFound } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
-import { iso, parseJson } from '../channels/channels.present.js';
+import { iso, parseJson } from '../../shared/values.js';
 import { presentMessage } from '../messages/messages.present.js';
 import { presentReview } from '../moderation-queue/queue.present.js';
 import type { ReviewRow } from '../moderation-queue/queue.types.js';

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
-import { parseJson } from '../channels/channels.present.js';
+import { parseJson } from '../../shared/values.js';
 import { isPermission, type Permission } from './permissions.js';
 import { createRolesStore } from './roles.store.js';
 

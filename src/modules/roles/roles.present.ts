@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { iso, parseJson } from '../channels/channels.present.js';
+import { iso, parseJson } from '../../shared/values.js';
 import type { RoleRow } from './roles.types.js';
 import { IsoTime } from '../../shared/schemas.js';
 

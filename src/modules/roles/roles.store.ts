@@ -1,5 +1,5 @@
 import type { Executor } from '../../storage/database.js';
-import { parseJson } from '../channels/channels.present.js';
+import { parseJson } from '../../shared/values.js';
 import type { RoleRow } from './roles.types.js';
 
 export function createRolesStore(db: Executor) {

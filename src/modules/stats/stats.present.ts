@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { IsoTime } from '../../shared/schemas.js';
-import { iso } from '../channels/channels.present.js';
+import { iso } from '../../shared/values.js';
 import type { InstanceStatus } from './stats.service.js';
 import type { TotalsRow } from './stats.store.js';
 

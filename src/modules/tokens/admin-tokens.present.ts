@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { IsoTime, Nullable } from '../../shared/schemas.js';
-import { iso } from '../channels/channels.present.js';
+import { iso } from '../../shared/values.js';
 import { ENV_ADMIN_TOKEN_NAME, type IssuedToken } from './tokens.service.js';
 import type { TokenRow } from './tokens.store.js';
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { iso, parseJson } from '../channels/channels.present.js';
+import { iso, parseJson } from '../../shared/values.js';
 import type { ReceivedFlagRow, UserRow } from './users.types.js';
 import { IsoTime, Nullable, OpenObject } from '../../shared/schemas.js';
 

@@ -4,7 +4,7 @@ import { newestFirstPage } from '../../shared/keyset.js';
 import { filterFields, filtersOfPage, type PageTokens, type Paging } from '../../shared/paging.js';
 import type { Executor } from '../../storage/database.js';
 import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
-import { parseJson } from '../channels/channels.present.js';
+import { parseJson } from '../../shared/values.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
 import { revokeUserCredentials } from '../identity/credentials.service.js';
 import { hashPassword } from '../identity/passwords.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError, notFound } from '../../shared/errors.js';
 import { IsoTime, Nullable } from '../../shared/schemas.js';
-import { iso } from '../../modules/channels/channels.present.js';
+import { iso } from '../../shared/values.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { readMultipartBody, uploadOf } from '../../http/multipart.js';
 import { answers, JSON_AND_FORM, SuccessAnswer } from '../../http/responses.js';

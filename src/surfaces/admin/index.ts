@@ -1,4 +1,4 @@
-import { admitConsoleUser } from '../../http/admin-actor.js';
+import { admitConsoleUser } from '../../http/admin-admission.js';
 import { requireToken } from '../../http/auth.js';
 import { CONSOLE_CLIENT_ID } from '../../modules/identity/console-client.js';
 import type { TypedApp } from '../../http/typed-app.js';

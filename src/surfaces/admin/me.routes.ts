@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { adminActorOf } from '../../http/admin-actor.js';
+import { adminActorOf } from '../../http/admin-admission.js';
 import { answers } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { PERMISSIONS } from '../../modules/roles/permissions.js';

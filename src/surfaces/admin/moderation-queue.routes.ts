@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { adminActorOf } from '../../http/admin-actor.js';
+import { adminActorOf } from '../../http/admin-admission.js';
 import { principalOf } from '../../http/auth.js';
 import { answers, JSON_AND_FORM } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';

@@ -1,4 +1,4 @@
-import { adminActorOf } from '../../http/admin-actor.js';
+import { adminActorOf } from '../../http/admin-admission.js';
 import { channelScopeOf } from '../../modules/channels/channels.policy.js';
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../../http/auth.js';

@@ -1,9 +1,9 @@
 import { channelScopeOf } from '../../modules/channels/channels.policy.js';
-import { adminActorOf } from '../../http/admin-actor.js';
+import { adminActorOf } from '../../http/admin-admission.js';
 import { Type } from '@sinclair/typebox';
 import { answers } from '../../http/responses.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import { iso } from '../../modules/channels/channels.present.js';
+import { iso } from '../../shared/values.js';
 import { SCAN_BUDGET } from '../../modules/messages/messages.by-author.js';
 import { MessageRecord, presentMessage } from '../../modules/messages/messages.present.js';
 import type { MessagesService } from '../../modules/messages/messages.service.js';

@@ -1,4 +1,6 @@
-import type { Channel, Message } from '../types.js';
+import { FRAME_TYPES, type FrameData, type FrameType, type ReactionEventRecord } from '../generated/frames.js';
+
+export type { FrameData, FrameType, MembershipChange } from '../generated/frames.js';
 
 /** The close codes the stream uses, and what the SDK does on each. */
 export const CloseCode = {
@@ -14,41 +16,44 @@ export const CloseCode = {
   unauthorized: 1008,
 } as const;
 
-export interface ReactionChange {
-  reaction: { referenceId: string; referenceType: 'message'; reactionName: string; userId: string; reactionId: string; createdAt: string };
-  message: { messageId: string; channelId: string; reactions: Record<string, number>; reactionsCount: number };
+/** The data of `reaction.added` and `reaction.removed`: the reaction, and the message's counts after it. */
+export type ReactionChange = ReactionEventRecord;
+
+/** A frame of one type: `id` is the event's position, growing; `data` is that type's payload. */
+export interface FrameOf<T extends FrameType> {
+  id: number;
+  type: T;
+  data: FrameData[T];
 }
 
-export interface MembershipChange {
-  channelId: string;
-  userIds: string[];
-  channel: Channel;
+/**
+ * One frame `{"id","type","data"}` the stream delivers, a union on `type`: testing `frame.type` narrows
+ * `frame.data` (`frame.type === 'message.created'` makes it a message record). The types and their data
+ * are generated from the server's event catalogue (src/generated/frames.ts).
+ */
+export type StreamFrame = { [T in FrameType]: FrameOf<T> }[FrameType];
+
+/** A frame as the socket carries it, before its type is known to be one of the SDK's. */
+export interface RawFrame {
+  id: number;
+  type: string;
+  data: unknown;
 }
 
-/** The data of each frame type the stream sends (`frame.data`). */
-export interface FrameData {
-  'message.created': Message;
-  'message.deleted': Message;
-  'reaction.added': ReactionChange;
-  'reaction.removed': ReactionChange;
-  'channel.updated': { channel: Channel };
-  'member.added': MembershipChange;
-  'member.removed': MembershipChange;
-  'tray.updated': { verb: string; targetId: string; targetGroup: string };
-}
+const FRAME_TYPE_SET: ReadonlySet<string> = new Set(FRAME_TYPES);
 
-/** One frame `{"id","type","data"}`; `id` is the event's position, growing. Unknown types keep `unknown` data. */
-export type StreamFrame =
-  | { [T in keyof FrameData]: { id: number; type: T; data: FrameData[T] } }[keyof FrameData]
-  | { id: number; type: string; data: unknown };
-
-/** A frame of a known type, narrowed by `type`. */
-export function isFrame<T extends keyof FrameData>(frame: StreamFrame, type: T): frame is { id: number; type: T; data: FrameData[T] } {
+/** A frame of a known type, narrowed by `type` (the same as testing `frame.type === type`). */
+export function isFrame<T extends FrameType>(frame: StreamFrame, type: T): frame is Extract<StreamFrame, { type: T }> {
   return frame.type === type;
 }
 
+/** Whether a frame's type is one this SDK knows, which makes it a StreamFrame. */
+export function isKnownFrame(frame: RawFrame): frame is StreamFrame {
+  return FRAME_TYPE_SET.has(frame.type);
+}
+
 /** The frame in a text, or null when the text is not one (the stream sends nothing else, but be sure). */
-export function parseFrame(text: string): StreamFrame | null {
+export function parseFrame(text: string): RawFrame | null {
   try {
     const value = JSON.parse(text) as { id?: unknown; type?: unknown; data?: unknown };
     if (typeof value.id !== 'number' || !Number.isSafeInteger(value.id) || typeof value.type !== 'string') return null;

@@ -3,13 +3,16 @@ import type { TokenProvider } from '../auth/token-provider.js';
 import { Emitter } from '../emitter.js';
 import { ParleyError } from '../errors.js';
 import { type BackoffOptions, backoffDelay } from './backoff.js';
-import { CloseCode, parseFrame, type StreamFrame } from './frames.js';
+import { CloseCode, isKnownFrame, parseFrame, type StreamFrame } from './frames.js';
 import { defaultWebSocketFactory, frameText, type WebSocketFactory, type WebSocketLike } from './socket.js';
 
 export type StreamState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
 export interface StreamEvents extends Record<string, unknown> {
-  /** A frame, once: never one with an id at or below one already delivered. */
+  /**
+   * A frame, once: never one with an id at or below one already delivered. Only frames of the types the
+   * SDK knows (`FrameType`) are delivered; the position of any other still counts for resuming.
+   */
   frame: StreamFrame;
   state: StreamState;
   /** The stream could not resume (4009): reload state through the API; the stream is live again. */
@@ -163,7 +166,8 @@ export class ParleyStream extends Emitter<StreamEvents> {
     // Ids grow: one at or below the last delivered is a replay already seen (resume overlap).
     if (this.#lastEventId !== null && frame.id <= this.#lastEventId) return;
     this.#lastEventId = frame.id;
-    this.emit('frame', frame);
+    // A type this SDK does not know (from a newer server) has no data type to hand listeners.
+    if (isKnownFrame(frame)) this.emit('frame', frame);
   }
 
   #closed(code: number, opened: boolean, refusal: string): void {

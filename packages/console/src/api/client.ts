@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { paths } from '../../../client/src/generated/openapi.js';
+import type { paths } from '@parley/client';
 import { clearCredentials, currentToken, refreshedToken } from '../auth/tokens.js';
 import { SERVER_URL } from './base.js';
 import { ApiError, apiErrorOf } from './errors.js';

@@ -1,9 +1,9 @@
 import type { Client, ClientPathsWithMethod, MethodResponse } from 'openapi-fetch';
-import type { paths } from '../../../client/src/generated/openapi.js';
+import type { paths, Query, RequestBody as Body } from '@parley/client';
 
 /**
- * The admin API's records, answers and bodies as the console uses them, derived from the SDK's
- * generated types (packages/client/src/generated/openapi.d.ts, `npm run sdk:generate`) in this one
+ * The admin API's records, answers and bodies as the console uses them, derived from the types
+ * `@parley/client` generates from the server's OpenAPI document (`npm run sdk:generate`) in this one
  * place: a field the server renames shows up here, and as a type error wherever the console reads it.
  */
 
@@ -15,18 +15,6 @@ type ApiClient = Client<paths>;
  * which leaves out fields typed as always null (the tray's `paging.prev`).
  */
 type Answer<Path extends ClientPathsWithMethod<ApiClient, Method>, Method extends 'get' | 'post' | 'put' | 'delete'> = MethodResponse<ApiClient, Method, Path>;
-
-/** The JSON body a route takes. */
-type Body<Path extends keyof paths, Method extends keyof paths[Path]> = paths[Path][Method] extends {
-  requestBody?: { content: { 'application/json': infer Sent } };
-}
-  ? Sent
-  : never;
-
-/** The query a route takes. */
-type Query<Path extends keyof paths, Method extends keyof paths[Path]> = paths[Path][Method] extends { parameters: { query?: infer Asked } }
-  ? NonNullable<Asked>
-  : never;
 
 /* Who signs in */
 
@@ -43,6 +31,8 @@ export type AdminMessage = MessagesAnswer['data']['messages'][number];
 export type AdminUser = MessagesAnswer['data']['users'][number];
 /** POST /api/v2/messages: a channel's messages (or one message's comments) around a position. */
 export type MessagesQuery = Body<'/api/v2/messages', 'post'>;
+/** PUT /api/v2/users: a user's fields to change (only those sent change). */
+export type UserUpdate = Body<'/api/v2/users', 'put'>;
 /** POST /api/v2/message: a message sent as the calling admin. */
 export type OutgoingMessageBody = Body<'/api/v2/message', 'post'>;
 

@@ -1,5 +1,4 @@
-import { createSignIn } from '../../../client/src/auth/sign-in.js';
-import type { TokenSession } from '../../../client/src/auth/session.js';
+import { createSignIn, type TokenSession } from '@parley/client';
 import { BASE_PATH, SERVER_URL } from '../api/base.js';
 
 /** The OIDC client the server registers for the console (public, PKCE). */

@@ -1,18 +1,11 @@
 import { Text } from '@mantine/core';
-import { api, call } from '../api/client.js';
-import type { AuditEntry } from '../api/types.js';
+import { auditPages } from '../api/audit.js';
 import { PagedTable, useKeysetPages } from './PagedTable.js';
 import { formatTime } from './time.js';
 
 /** The audit trail (GET /api/v2/audit), newest first, optionally only the actions naming `target`. */
 export function AuditTable({ caption, target, limit = 20 }: { caption: string; target?: string; limit?: number }) {
-  const pages = useKeysetPages<AuditEntry>(['audit', target ?? null, limit], async (pageToken) => {
-    const query: { limit: number; target?: string; pageToken?: string } = { limit };
-    if (target !== undefined) query.target = target;
-    if (pageToken !== null) query.pageToken = pageToken;
-    const answer = await call(api.GET('/api/v2/audit', { params: { query } }));
-    return { items: answer.entries, next: answer.paging.next };
-  });
+  const pages = useKeysetPages(auditPages(target, limit));
   return (
     <PagedTable
       caption={caption}

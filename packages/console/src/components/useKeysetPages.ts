@@ -1,10 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
+import type { KeysetPagesOptions } from '../api/keyset.js';
 
-/** One page of a keyset-paged list: its rows and the token of the next page (null on the last). */
-export interface KeysetPage<T> {
-  items: T[];
-  next: string | null;
-}
+export type { KeysetPage } from '../api/keyset.js';
 
 export interface KeysetPages<T> {
   items: T[];
@@ -16,22 +13,9 @@ export interface KeysetPages<T> {
   refetch: () => void;
 }
 
-/**
- * A `paging.next` list read a page at a time ("Load more"). `fetchPage(null)` answers the first page,
- * `fetchPage(token)` the page after it; `key` is the react-query key (include the filters).
- */
-export function useKeysetPages<T>(
-  key: readonly unknown[],
-  fetchPage: (pageToken: string | null) => Promise<KeysetPage<T>>,
-  options: { enabled?: boolean } = {},
-): KeysetPages<T> {
-  const query = useInfiniteQuery({
-    queryKey: key,
-    queryFn: ({ pageParam }) => fetchPage(pageParam),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.next ?? undefined,
-    enabled: options.enabled ?? true,
-  });
+/** A `paging.next` list read a page at a time ("Load more"), from the options an api.ts makes with `keysetPages`. */
+export function useKeysetPages<T>(pages: KeysetPagesOptions<T>, options: { enabled?: boolean } = {}): KeysetPages<T> {
+  const query = useInfiniteQuery({ ...pages, enabled: options.enabled ?? true });
   return {
     items: query.data?.pages.flatMap((page) => page.items) ?? [],
     hasMore: query.hasNextPage,

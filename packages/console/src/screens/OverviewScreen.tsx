@@ -2,13 +2,11 @@ import { Badge, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/cor
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useModerationSummary } from '../api/moderation.js';
-import { instanceStatus, networkStats, readiness } from '../api/ops.js';
 import { AuditTable } from '../components/AuditTable.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { Page } from '../components/Page.js';
 import { formatTime } from '../components/time.js';
-
-const REFRESH_MS = 10_000;
+import { instanceStatusQuery, networkStatsQuery, readinessQuery } from './overview/api.js';
 
 function Tile({ title, children }: { title: string; children: ReactNode }) {
   const id = `tile-${title.replace(/\W+/g, '-').toLowerCase()}`;
@@ -40,10 +38,10 @@ function Figure({ label, value }: { label: string; value: ReactNode }) {
 const figure = (value: number | undefined) => (value === undefined ? '…' : value.toLocaleString());
 
 /** GET /api/v2/status, shared by the health and instance tiles (one request per refresh). */
-const useInstanceStatus = () => useQuery({ queryKey: ['ops', 'status'], queryFn: instanceStatus, refetchInterval: REFRESH_MS });
+const useInstanceStatus = () => useQuery(instanceStatusQuery());
 
 function Health() {
-  const ready = useQuery({ queryKey: ['ops', 'readyz'], queryFn: readiness, refetchInterval: REFRESH_MS });
+  const ready = useQuery(readinessQuery());
   const status = useInstanceStatus();
   return (
     <Tile title="Health">
@@ -81,7 +79,7 @@ function Runtime() {
 
 function Counts() {
   const summary = useModerationSummary(true);
-  const totals = useQuery({ queryKey: ['ops', 'stats'], queryFn: networkStats, refetchInterval: REFRESH_MS });
+  const totals = useQuery(networkStatsQuery());
   return (
     <Tile title="Counts">
       <ErrorNote error={totals.error ?? summary.error} />

@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useModerationSummary } from '../api/moderation.js';
 import { Page } from '../components/Page.js';
+import { queueKeys } from './queue/api.js';
 import { OpenMessages, OpenUsers } from './queue/OpenList.js';
 import { ReviewedList } from './queue/ReviewedList.js';
 
@@ -20,7 +21,7 @@ function useLiveQueue() {
   const [seen, setSeen] = useState<string | null>(null);
   useEffect(() => {
     if (fingerprint === null || fingerprint === seen) return;
-    if (seen !== null) void queryClient.invalidateQueries({ queryKey: ['moderation', 'queue'] });
+    if (seen !== null) void queryClient.invalidateQueries({ queryKey: queueKeys.all });
     setSeen(fingerprint);
   }, [fingerprint, seen, queryClient]);
   return summary.data;

@@ -1,19 +1,12 @@
 import { Button, Center, Checkbox, Group, Loader, Table, Text, TextInput } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { FormCard } from '../components/FormCard.js';
-import { api, call } from '../api/client.js';
 import type { Role } from '../api/types.js';
 import { ConfirmAction } from '../components/ConfirmAction.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { Page } from '../components/Page.js';
-
-const rolesKey = ['roles'] as const;
-
-const readRoles = () => call(api.GET('/api/v2/roles')).then((answer) => answer.data);
-const putRole = (publicId: string, permissions: string[]) => call(api.PUT('/api/v2/roles', { body: { publicIds: [publicId], permissions } }));
-/** DELETE /api/v2/roles/{publicId}: refused (409, naming the holders) while a user or channel member holds the role. */
-const deleteRole = (publicId: string) => call(api.DELETE('/api/v2/roles/{publicId}', { params: { path: { publicId } } }));
+import { rolesQuery, useCreateRole, useDeleteRole, useSaveRole } from './roles/api.js';
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item) => b.includes(item));
 
@@ -24,17 +17,10 @@ const stickyCell = { position: 'sticky', left: 0, background: 'var(--mantine-col
 
 /** One role's row: its permissions as checkboxes, saved together with "Save"; the error stays beside it. */
 function RoleRow({ role, catalogue }: { role: Role; catalogue: string[] }) {
-  const queryClient = useQueryClient();
   const [draft, setDraft] = useState<string[]>(role.permissions);
   const changed = !sameSet(draft, role.permissions);
-  const save = useMutation({
-    mutationFn: () =>
-      putRole(
-        role.publicId,
-        catalogue.filter((permission) => draft.includes(permission)),
-      ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: rolesKey }),
-  });
+  const save = useSaveRole(role.publicId);
+  const remove = useDeleteRole();
   const toggle = (permission: string, on: boolean) => {
     save.reset();
     setDraft((current) => (on ? [...current, permission] : current.filter((item) => item !== permission)));
@@ -57,7 +43,13 @@ function RoleRow({ role, catalogue }: { role: Role; catalogue: string[] }) {
         ))}
         <Table.Td>
           <Group gap="xs" wrap="nowrap">
-            <Button size="compact-sm" onClick={() => save.mutate()} disabled={!changed} loading={save.isPending} aria-label={`Save ${role.publicId}`}>
+            <Button
+              size="compact-sm"
+              onClick={() => save.mutate(catalogue.filter((permission) => draft.includes(permission)))}
+              disabled={!changed}
+              loading={save.isPending}
+              aria-label={`Save ${role.publicId}`}
+            >
               Save
             </Button>
             <Button
@@ -74,10 +66,7 @@ function RoleRow({ role, catalogue }: { role: Role; catalogue: string[] }) {
               title={`Delete the role ${role.publicId}?`}
               message="A role still held by users or channel members is not deleted: the server names them, and you take it from them first."
               size="compact-sm"
-              onConfirm={async () => {
-                await deleteRole(role.publicId);
-                await queryClient.invalidateQueries({ queryKey: rolesKey });
-              }}
+              onConfirm={() => remove.mutateAsync(role.publicId)}
             />
           </Group>
         </Table.Td>
@@ -94,21 +83,14 @@ function RoleRow({ role, catalogue }: { role: Role; catalogue: string[] }) {
 }
 
 function CreateRole({ taken }: { taken: readonly string[] }) {
-  const queryClient = useQueryClient();
   const [name, setName] = useState('');
-  const create = useMutation({
-    mutationFn: () => putRole(name.trim(), []),
-    onSuccess: async () => {
-      setName('');
-      await queryClient.invalidateQueries({ queryKey: rolesKey });
-    },
-  });
+  const create = useCreateRole({ onSuccess: () => setName('') });
   const exists = taken.includes(name.trim());
   return (
     <FormCard
       title="Create a role"
       onSubmit={() => {
-        if (!exists) create.mutate();
+        if (!exists) create.mutate(name.trim());
       }}
     >
       <Group align="flex-end" gap="xs" wrap="wrap">
@@ -134,7 +116,7 @@ function CreateRole({ taken }: { taken: readonly string[] }) {
 
 /** /roles: which permission each role grants, as a matrix of checkboxes saved a role at a time. */
 export function RolesScreen() {
-  const roles = useQuery({ queryKey: rolesKey, queryFn: readRoles });
+  const roles = useQuery(rolesQuery());
   const catalogue = roles.data?.permissions ?? [];
   const list = roles.data?.roles ?? [];
   return (

@@ -7,12 +7,12 @@ import type { TrayRecord } from '../api/types.js';
 import { Page } from '../components/Page.js';
 import { type KeysetPages, PagedTable } from '../components/PagedTable.js';
 import { formatTime } from '../components/time.js';
-import { listUsers, userKeys, userTray } from './users/users-api.js';
+import { trayPagesQuery, userPickQuery } from './tray/api.js';
 
 function UserPicker({ initial, onPick }: { initial: string; onPick: (userId: string) => void }) {
   const [text, setText] = useState(initial);
   const [debounced] = useDebouncedValue(text.trim(), 300);
-  const matches = useQuery({ queryKey: ['users', 'pick', debounced], queryFn: () => listUsers(debounced, 'all', null), enabled: debounced !== '' });
+  const matches = useQuery(userPickQuery(debounced));
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (text.trim() !== '') onPick(text.trim());
@@ -20,7 +20,7 @@ function UserPicker({ initial, onPick }: { initial: string; onPick: (userId: str
   return (
     <form onSubmit={submit} aria-label="Pick a user">
       <Group align="flex-end" gap="sm">
-        <Autocomplete label="User id" value={text} onChange={setText} data={(matches.data?.items ?? []).map((user) => user.userId)} w={280} />
+        <Autocomplete label="User id" value={text} onChange={setText} data={matches.data ?? []} w={280} />
         <Button type="submit">Show tray</Button>
       </Group>
     </form>
@@ -35,12 +35,7 @@ function actorsOf(record: TrayRecord): string {
 
 /** The user's tray a page at a time (GET /api/v2/users/{userId}/tray), with their last-read time from the first page. */
 function TrayRecords({ userId }: { userId: string }) {
-  const query = useInfiniteQuery({
-    queryKey: userKeys.tray(userId),
-    queryFn: ({ pageParam }) => userTray(userId, pageParam),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.paging.next ?? undefined,
-  });
+  const query = useInfiniteQuery(trayPagesQuery(userId));
   const pages: KeysetPages<TrayRecord> = {
     items: query.data?.pages.flatMap((page) => page.data) ?? [],
     hasMore: query.hasNextPage,

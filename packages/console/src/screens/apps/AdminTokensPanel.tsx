@@ -1,12 +1,12 @@
 import { Badge, Button, Center, Group, Loader, Select, Stack, Table, Text, TextInput } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { FormCard } from '../../components/FormCard.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { when } from '../channels/format.js';
 import type { AdminToken, NewAdminToken } from '../../api/types.js';
-import { appKeys, createAdminToken, listAdminTokens, revokeAdminToken } from './api.js';
+import { adminTokensQuery, useCreateAdminToken, useRevokeAdminToken } from './api.js';
 import { ShownOnce } from './ShownOnce.js';
 
 const LIFETIMES = [
@@ -24,19 +24,16 @@ function stateOf(token: AdminToken) {
 }
 
 function CreateTokenForm({ onCreated }: { onCreated: (token: NewAdminToken) => void }) {
-  const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [lifetime, setLifetime] = useState('never');
-  const create = useMutation({
-    mutationFn: () => createAdminToken(name, lifetime === 'never' ? undefined : Number(lifetime)),
-    onSuccess: async (token) => {
+  const create = useCreateAdminToken({
+    onSuccess: (token) => {
       setName('');
       onCreated(token);
-      await queryClient.invalidateQueries({ queryKey: appKeys.adminTokens });
     },
   });
   return (
-    <FormCard title="Create an admin token" onSubmit={() => create.mutate()}>
+    <FormCard title="Create an admin token" onSubmit={() => create.mutate({ name, expiresIn: lifetime === 'never' ? undefined : Number(lifetime) })}>
       <Text size="sm">An admin token holds every right on the admin API: give one to each automation, and revoke it when it is no longer used.</Text>
       <Group align="flex-start" gap="sm" wrap="wrap">
         <TextInput
@@ -61,8 +58,8 @@ function CreateTokenForm({ onCreated }: { onCreated: (token: NewAdminToken) => v
 
 /** Admin tokens: listed without the tokens, created (the token shown once), revoked after a confirmation. */
 export function AdminTokensPanel() {
-  const queryClient = useQueryClient();
-  const tokens = useQuery({ queryKey: appKeys.adminTokens, queryFn: listAdminTokens });
+  const tokens = useQuery(adminTokensQuery());
+  const revoke = useRevokeAdminToken();
   const [created, setCreated] = useState<NewAdminToken | null>(null);
   return (
     <Stack gap="md">
@@ -112,10 +109,7 @@ export function AdminTokensPanel() {
                         title={`Revoke the admin token ${token.name}?`}
                         message="Whatever uses it is refused from now on (on every server within seconds). This cannot be undone."
                         size="xs"
-                        onConfirm={async () => {
-                          await revokeAdminToken(token.tokenId);
-                          await queryClient.invalidateQueries({ queryKey: appKeys.adminTokens });
-                        }}
+                        onConfirm={() => revoke.mutateAsync(token.tokenId)}
                       />
                     ) : (
                       '—'

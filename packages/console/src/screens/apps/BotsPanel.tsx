@@ -1,11 +1,11 @@
 import { Badge, Button, Center, Group, Loader, Modal, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { FormCard } from '../../components/FormCard.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { when } from '../channels/format.js';
 import type { OAuthClient, WebhookDelivery } from '../../api/types.js';
-import { appKeys, createBot, issueBotToken, listClients, listDeliveries, setBotWebhook } from './api.js';
+import { clientsQuery, deliveriesQuery, useCreateBot, useIssueBotToken, useSetBotWebhook } from './api.js';
 import { type Secret, ShownOnce } from './ShownOnce.js';
 
 interface Shown {
@@ -25,12 +25,10 @@ const TOKEN_LIFETIMES = [
 const STATE_COLORS: Record<WebhookDelivery['state'], string> = { pending: 'orange', delivered: 'green', 'given up': 'red' };
 
 function CreateBotForm({ onCreated }: { onCreated: (shown: Shown) => void }) {
-  const queryClient = useQueryClient();
   const [displayName, setDisplayName] = useState('');
   const [webhookUrl, setWebhookUrl] = useState('');
-  const create = useMutation({
-    mutationFn: () => createBot(displayName, webhookUrl),
-    onSuccess: async (bot) => {
+  const create = useCreateBot({
+    onSuccess: (bot) => {
       setDisplayName('');
       setWebhookUrl('');
       onCreated({
@@ -42,11 +40,10 @@ function CreateBotForm({ onCreated }: { onCreated: (shown: Shown) => void }) {
         ],
         secrets: [{ label: 'client secret', value: bot.clientSecret }],
       });
-      await queryClient.invalidateQueries({ queryKey: appKeys.clients });
     },
   });
   return (
-    <FormCard title="Create a bot" onSubmit={() => create.mutate()}>
+    <FormCard title="Create a bot" onSubmit={() => create.mutate({ displayName, webhookUrl })}>
       <Group align="flex-start" gap="sm" wrap="wrap">
         <TextInput
           label="Bot name"
@@ -76,8 +73,7 @@ function CreateBotForm({ onCreated }: { onCreated: (shown: Shown) => void }) {
 function IssueToken({ bot, onIssued }: { bot: OAuthClient & { botUserId: string }; onIssued: (shown: Shown) => void }) {
   const [open, setOpen] = useState(false);
   const [lifetime, setLifetime] = useState('86400');
-  const issue = useMutation({
-    mutationFn: () => issueBotToken(bot.botUserId, Number(lifetime)),
+  const issue = useIssueBotToken(bot.botUserId, {
     onSuccess: (token) => {
       setOpen(false);
       onIssued({
@@ -101,7 +97,7 @@ function IssueToken({ bot, onIssued }: { bot: OAuthClient & { botUserId: string 
             <Button variant="default" onClick={() => setOpen(false)}>
               Cancel
             </Button>
-            <Button onClick={() => issue.mutate()} loading={issue.isPending}>
+            <Button onClick={() => issue.mutate(Number(lifetime))} loading={issue.isPending}>
               Issue token
             </Button>
           </Group>
@@ -115,8 +111,7 @@ function ChangeWebhook({ bot }: { bot: OAuthClient & { botUserId: string } }) {
   const [open, setOpen] = useState(false);
   const [url, setUrl] = useState('');
   const [saved, setSaved] = useState<string | null>(null);
-  const save = useMutation({
-    mutationFn: () => setBotWebhook(bot.botUserId, url),
+  const save = useSetBotWebhook(bot.botUserId, {
     onSuccess: (answer) => {
       setSaved(answer.webhookUrl);
       setOpen(false);
@@ -144,7 +139,7 @@ function ChangeWebhook({ bot }: { bot: OAuthClient & { botUserId: string } }) {
         <form
           onSubmit={(event) => {
             event.preventDefault();
-            save.mutate();
+            save.mutate(url);
           }}
         >
           <Stack gap="sm">
@@ -173,7 +168,7 @@ function ChangeWebhook({ bot }: { bot: OAuthClient & { botUserId: string } }) {
 
 /** The bot's newest webhook deliveries: how each went, attempts so far, and when the next retry is due. */
 function DeliveryLog({ bot }: { bot: OAuthClient & { botUserId: string } }) {
-  const deliveries = useQuery({ queryKey: appKeys.webhooks(bot.botUserId), queryFn: () => listDeliveries(bot.botUserId) });
+  const deliveries = useQuery(deliveriesQuery(bot.botUserId));
   if (deliveries.isLoading) {
     return (
       <Center p="sm">
@@ -264,7 +259,7 @@ const isBot = (client: OAuthClient): client is OAuthClient & { botUserId: string
 
 /** Bots: their clients (from the OAuth client list), tokens, webhook URL and webhook deliveries. */
 export function BotsPanel() {
-  const clients = useQuery({ queryKey: appKeys.clients, queryFn: listClients });
+  const clients = useQuery(clientsQuery());
   const [shown, setShown] = useState<Shown | null>(null);
   const bots = (clients.data ?? []).filter(isBot);
   return (

@@ -1,11 +1,11 @@
 import { Button, Center, Checkbox, Group, List, Loader, Modal, Paper, Radio, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { when } from '../channels/format.js';
 import type { NewOAuthClient, OAuthClient } from '../../api/types.js';
-import { appKeys, CONSOLE_CLIENT_ID, type ClientDraft, createClient, deleteClient, listClients, updateClientUris, urisOf } from './api.js';
+import { CONSOLE_CLIENT_ID, type ClientDraft, clientsQuery, urisOf, useCreateClient, useDeleteClient, useUpdateClientUris } from './api.js';
 import { ShownOnce } from './ShownOnce.js';
 
 const EMPTY_DRAFT = { name: '', redirectUris: '', postLogoutRedirectUris: '', public: false, refreshTokens: true };
@@ -42,17 +42,14 @@ function UriFields({ redirect, postLogout, onChange }: { redirect: string; postL
 }
 
 function CreateClientForm({ onCreated }: { onCreated: (client: NewOAuthClient) => void }) {
-  const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
   const set = (change: Partial<Draft>) => setDraft((current) => ({ ...current, ...change }));
-  const create = useMutation({
-    mutationFn: () => createClient(draftToClient(draft)),
-    onSuccess: async (client) => {
+  const create = useCreateClient({
+    onSuccess: (client) => {
       setDraft(EMPTY_DRAFT);
       setOpen(false);
       onCreated(client);
-      await queryClient.invalidateQueries({ queryKey: appKeys.clients });
     },
   });
   return (
@@ -64,7 +61,7 @@ function CreateClientForm({ onCreated }: { onCreated: (client: NewOAuthClient) =
         <form
           onSubmit={(event) => {
             event.preventDefault();
-            create.mutate();
+            create.mutate(draftToClient(draft));
           }}
         >
           <Stack gap="sm">
@@ -94,16 +91,9 @@ function CreateClientForm({ onCreated }: { onCreated: (client: NewOAuthClient) =
 }
 
 function EditUris({ client }: { client: OAuthClient }) {
-  const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [uris, setUris] = useState({ redirect: '', postLogout: '' });
-  const save = useMutation({
-    mutationFn: () => updateClientUris(client.clientId, { redirectUris: urisOf(uris.redirect), postLogoutRedirectUris: urisOf(uris.postLogout) }),
-    onSuccess: async () => {
-      setOpen(false);
-      await queryClient.invalidateQueries({ queryKey: appKeys.clients });
-    },
-  });
+  const save = useUpdateClientUris(client.clientId, { onSuccess: () => setOpen(false) });
   const openDialog = () => {
     setUris({ redirect: client.redirectUris.join('\n'), postLogout: client.postLogoutRedirectUris.join('\n') });
     save.reset();
@@ -118,7 +108,7 @@ function EditUris({ client }: { client: OAuthClient }) {
         <form
           onSubmit={(event) => {
             event.preventDefault();
-            save.mutate();
+            save.mutate({ redirectUris: urisOf(uris.redirect), postLogoutRedirectUris: urisOf(uris.postLogout) });
           }}
         >
           <Stack gap="sm">
@@ -162,7 +152,7 @@ function UriList({ uris }: { uris: string[] }) {
 }
 
 function ClientRow({ client }: { client: OAuthClient }) {
-  const queryClient = useQueryClient();
+  const remove = useDeleteClient();
   const own = client.clientId === CONSOLE_CLIENT_ID;
   return (
     <Table.Tr>
@@ -199,10 +189,7 @@ function ClientRow({ client }: { client: OAuthClient }) {
               title={`Delete the client ${client.name}?`}
               message="Every token issued to it is revoked, and its users are signed out of it. This cannot be undone."
               size="xs"
-              onConfirm={async () => {
-                await deleteClient(client.clientId);
-                await queryClient.invalidateQueries({ queryKey: appKeys.clients });
-              }}
+              onConfirm={() => remove.mutateAsync(client.clientId)}
             />
           </Group>
         )}
@@ -213,7 +200,7 @@ function ClientRow({ client }: { client: OAuthClient }) {
 
 /** OAuth / OpenID Connect clients (bots' clients are on the Bots tab). */
 export function ClientsPanel() {
-  const clients = useQuery({ queryKey: appKeys.clients, queryFn: listClients });
+  const clients = useQuery(clientsQuery());
   const [created, setCreated] = useState<NewOAuthClient | null>(null);
   const signInClients = (clients.data ?? []).filter((client) => client.botUserId === null);
   return (

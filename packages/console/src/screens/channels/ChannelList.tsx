@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { type Column, PagedTable, useKeysetPages } from '../../components/PagedTable.js';
 import type { ChannelRow } from '../../api/types.js';
-import { type ChannelFilters, channelKeys, channelPage } from './api.js';
+import { type ChannelFilters, channelListPages } from './api.js';
 import { when } from './format.js';
 
 const MEMBERSHIP_FILTERS = [
@@ -73,7 +73,7 @@ function OpenById() {
 export function ChannelList() {
   const [filters, setFilters] = useState<ChannelFilters>(NO_FILTERS);
   const [applied] = useDebouncedValue(filters, 400);
-  const pages = useKeysetPages(channelKeys.list(applied), (token) => channelPage(applied, token));
+  const pages = useKeysetPages(channelListPages(applied));
   const set = (change: Partial<ChannelFilters>) => setFilters((current) => ({ ...current, ...change }));
   const byUser = applied.userId.trim() !== '';
   const columns = byUser

@@ -7,7 +7,7 @@ import { ErrorNote } from '../../components/ErrorNote.js';
 import { Page } from '../../components/Page.js';
 import type { KeysetPage } from '../../components/PagedTable.js';
 import type { Channel, ChannelRow } from '../../api/types.js';
-import { channelKeys, getChannel } from './api.js';
+import { channelKeys, channelQuery } from './api.js';
 import { ChannelSettings } from './ChannelSettings.js';
 import { when } from './format.js';
 import { MembersPanel } from './MembersPanel.js';
@@ -67,11 +67,7 @@ function ChannelDetails({ channel }: { channel: Channel }) {
 export function ChannelPage({ channelId }: { channelId: string }) {
   const queryClient = useQueryClient();
   const { can } = useSession();
-  const read = useQuery({
-    queryKey: channelKeys.one(channelId),
-    queryFn: () => getChannel(channelId).then((answer) => answer.channel),
-    retry: false,
-  });
+  const read = useQuery(channelQuery(channelId));
   const channel = read.data ?? cachedChannel(queryClient, channelId);
   const closed = channel?.isClosed === true;
   const mayChangeSettings = ['EDIT_CHANNEL', 'MUTE_CHANNEL', 'CLOSE_CHANNEL'].some((permission) => can(permission));

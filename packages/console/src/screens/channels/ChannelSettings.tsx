@@ -1,12 +1,12 @@
 import { Button, Group, NumberInput, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import { useSession } from '../../auth/session.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { Duration, durationLabel } from '../../components/Duration.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import type { Channel } from '../../api/types.js';
-import { channelKeys, closeChannel, getRetention, muteChannel, renameChannel, setRetention } from './api.js';
+import { retentionQuery, useCloseChannel, useMuteChannel, useRenameChannel, useSetRetention } from './api.js';
 import { mutePeriodOf, when } from './format.js';
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
@@ -23,21 +23,14 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 }
 
 function Rename({ channelId, current }: { channelId: string; current: string }) {
-  const queryClient = useQueryClient();
   const [displayName, setDisplayName] = useState(current);
-  const rename = useMutation({
-    mutationFn: () => renameChannel(channelId, displayName.trim()),
-    onSuccess: (channel) => {
-      queryClient.setQueryData(channelKeys.one(channelId), channel);
-      void queryClient.invalidateQueries({ queryKey: [...channelKeys.all, 'list'] });
-    },
-  });
+  const rename = useRenameChannel(channelId);
   return (
     <Section title="Display name">
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          rename.mutate();
+          rename.mutate(displayName.trim());
         }}
       >
         <Group align="flex-end" gap="xs">
@@ -64,16 +57,11 @@ function Rename({ channelId, current }: { channelId: string; current: string }) 
 }
 
 function MuteChannel({ channelId, channel }: { channelId: string; channel: Channel | undefined }) {
-  const queryClient = useQueryClient();
   const [minutes, setMinutes] = useState<number | undefined>(60);
   const [done, setDone] = useState('');
-  const mute = useMutation({
-    mutationFn: (period: number) => muteChannel(channelId, period),
+  const mute = useMuteChannel(channelId, {
     onMutate: () => setDone(''),
-    onSuccess: (_answer, period) => {
-      setDone(period === 0 ? 'The channel mute is lifted.' : `The channel is muted (${durationLabel(minutes)}).`);
-      return queryClient.invalidateQueries({ queryKey: channelKeys.all });
-    },
+    onSuccess: (_answer, period) => setDone(period === 0 ? 'The channel mute is lifted.' : `The channel is muted (${durationLabel(minutes)}).`),
   });
   return (
     <Section title="Mute the channel">
@@ -100,16 +88,9 @@ function MuteChannel({ channelId, channel }: { channelId: string; channel: Chann
 }
 
 function RetentionSetting({ channelId }: { channelId: string }) {
-  const queryClient = useQueryClient();
-  const read = useQuery({ queryKey: channelKeys.retention(channelId), queryFn: () => getRetention(channelId) });
+  const read = useQuery(retentionQuery(channelId));
   const [days, setDays] = useState<string | number>('');
-  const save = useMutation({
-    mutationFn: (value: number | null) => setRetention(channelId, value),
-    onSuccess: (retention) => {
-      queryClient.setQueryData(channelKeys.retention(channelId), retention);
-      setDays('');
-    },
-  });
+  const save = useSetRetention(channelId, { onSuccess: () => setDays('') });
   const retention = read.data;
   const effective = retention ? (retention.effectiveDays === 0 ? 'kept for ever' : `deleted after ${retention.effectiveDays} days`) : '…';
   const own = retention?.retentionDays;
@@ -154,9 +135,9 @@ function RetentionSetting({ channelId }: { channelId: string }) {
 /** The channel's settings: name, mute, retention and close, each shown to those who hold its right. */
 export function ChannelSettings({ channelId, channel }: { channelId: string; channel: Channel | undefined }) {
   const { can, isNetworkAdmin } = useSession();
-  const queryClient = useQueryClient();
   // Closed here: shown at once, whether or not the channel record is read again.
   const [closedHere, setClosedHere] = useState(false);
+  const close = useCloseChannel(channelId, { onSuccess: () => setClosedHere(true) });
   const closed = channel?.isClosed === true || closedHere;
   const edits = can('EDIT_CHANNEL');
   return (
@@ -172,11 +153,7 @@ export function ChannelSettings({ channelId, channel }: { channelId: string; cha
               label="Close channel"
               title={`Close ${channel?.displayName || channelId}?`}
               message="Every member leaves the channel and all its messages are deleted. This cannot be undone."
-              onConfirm={async () => {
-                await closeChannel(channelId);
-                setClosedHere(true);
-                await queryClient.invalidateQueries({ queryKey: channelKeys.all });
-              }}
+              onConfirm={() => close.mutateAsync()}
             />
           </Group>
         </Section>

@@ -1,9 +1,8 @@
 import { Button, Group, Modal, Stack, TagsInput, TextInput } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation } from 'wouter';
 import { ErrorNote } from '../../components/ErrorNote.js';
-import { channelKeys, createChannel, type NewChannel } from './api.js';
+import { type NewChannel, useCreateChannel } from './api.js';
 
 const EMPTY: NewChannel = { channelId: '', displayName: '', tags: [], userIds: [] };
 
@@ -12,14 +11,10 @@ export function CreateChannel() {
   const [open, setOpen] = useState(false);
   const [draft, setDraft] = useState<NewChannel>(EMPTY);
   const [, navigate] = useLocation();
-  const queryClient = useQueryClient();
-  const create = useMutation({
-    mutationFn: createChannel,
-    onSuccess: async (answer) => {
+  const create = useCreateChannel({
+    onSuccess: () => {
       setDraft(EMPTY);
       setOpen(false);
-      await queryClient.invalidateQueries({ queryKey: channelKeys.all });
-      navigate(`/channels/${encodeURIComponent(answer.channel.channelId)}`);
     },
   });
   const set = (change: Partial<NewChannel>) => setDraft((current) => ({ ...current, ...change }));
@@ -31,7 +26,8 @@ export function CreateChannel() {
         <form
           onSubmit={(event) => {
             event.preventDefault();
-            create.mutate(draft);
+            // Once the lists are read again (the hook's refresh), the new channel's page opens.
+            create.mutate(draft, { onSuccess: (answer) => navigate(`/channels/${encodeURIComponent(answer.channel.channelId)}`) });
           }}
         >
           <Stack gap="sm">

@@ -1,5 +1,4 @@
 import { Badge, Button, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type RefObject, useRef, useState } from 'react';
 import { useSession } from '../../auth/session.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
@@ -7,7 +6,7 @@ import { Duration, durationLabel } from '../../components/Duration.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { type Column, PagedTable, useKeysetPages } from '../../components/PagedTable.js';
 import type { MemberRow } from '../../api/types.js';
-import { addMembers, banMembers, channelKeys, idsOf, memberPage, muteMembers, removeMembers, unbanMembers } from './api.js';
+import { idsOf, type MemberChange, memberPages, useChangeMembers } from './api.js';
 import { mutePeriodOf, when } from './format.js';
 
 function stateOf({ channelUser }: MemberRow) {
@@ -16,22 +15,16 @@ function stateOf({ channelUser }: MemberRow) {
   return <Badge color="green">Member</Badge>;
 }
 
-function AddMembers({ channelId, onDone }: { channelId: string; onDone: () => void }) {
+function AddMembers({ channelId }: { channelId: string }) {
   const [text, setText] = useState('');
-  const add = useMutation({
-    mutationFn: (userIds: string[]) => addMembers(channelId, userIds),
-    onSuccess: () => {
-      setText('');
-      onDone();
-    },
-  });
+  const add = useChangeMembers(channelId, { onSuccess: () => setText('') });
   const userIds = idsOf(text);
   return (
     <Paper withBorder p="md">
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          add.mutate(userIds);
+          add.mutate({ action: 'add', userIds });
         }}
       >
         <Stack gap="xs">
@@ -61,29 +54,23 @@ interface MemberActionsProps {
   channelId: string;
   userId: string;
   onUserId: (userId: string) => void;
-  onDone: () => void;
   inputRef: RefObject<HTMLInputElement | null>;
 }
 
+/** A change to a member, with the sentence shown once it is done. */
+type Act = MemberChange & { says: string };
+
 /** Mute, unmute, ban, unban and remove one user, by id: a row's "Manage" fills the id in. */
-function MemberActions({ channelId, userId, onUserId, onDone, inputRef }: MemberActionsProps) {
+function MemberActions({ channelId, userId, onUserId, inputRef }: MemberActionsProps) {
   const { can } = useSession();
   const edits = can('EDIT_CHANNEL');
   const [minutes, setMinutes] = useState<number | undefined>(60);
   const [banMinutes, setBanMinutes] = useState<number | undefined>(undefined);
   const [done, setDone] = useState('');
   const target = userId.trim();
-  const act = useMutation({
-    mutationFn: async (action: { run: () => Promise<unknown>; says: string }) => {
-      await action.run();
-      return action.says;
-    },
-    onMutate: () => setDone(''),
-    onSuccess: (says) => {
-      setDone(says);
-      onDone();
-    },
-  });
+  const act = useChangeMembers<Act>(channelId, { onMutate: () => setDone(''), onSuccess: (_answer, { says }) => setDone(says) });
+  // The confirmed ones (ban, remove): their errors show in their dialogs, not beside the buttons.
+  const confirmed = useChangeMembers<Act>(channelId, { onSuccess: (_answer, { says }) => setDone(says) });
   const mayMute = edits || can('MUTE_USER_INSIDE_CHANNEL');
   const mayBan = edits || can('BAN_USER_FROM_CHANNEL');
   const mayRemove = edits || can('REMOVE_CHANNEL_USER');
@@ -112,7 +99,7 @@ function MemberActions({ channelId, userId, onUserId, onDone, inputRef }: Member
               <Button
                 disabled={none}
                 onClick={() =>
-                  act.mutate({ run: () => muteMembers(channelId, [target], mutePeriodOf(minutes)), says: `${target} is muted (${durationLabel(minutes)}).` })
+                  act.mutate({ action: 'mute', userIds: [target], mutePeriod: mutePeriodOf(minutes), says: `${target} is muted (${durationLabel(minutes)}).` })
                 }
               >
                 Mute member
@@ -120,7 +107,7 @@ function MemberActions({ channelId, userId, onUserId, onDone, inputRef }: Member
               <Button
                 variant="default"
                 disabled={none}
-                onClick={() => act.mutate({ run: () => muteMembers(channelId, [target], 0), says: `${target} is unmuted.` })}
+                onClick={() => act.mutate({ action: 'mute', userIds: [target], mutePeriod: 0, says: `${target} is unmuted.` })}
               >
                 Lift mute
               </Button>
@@ -137,17 +124,16 @@ function MemberActions({ channelId, userId, onUserId, onDone, inputRef }: Member
                     : `They leave the channel and cannot rejoin for ${durationLabel(banMinutes)}: the ban is lifted by itself within a minute of its end, or earlier by hand.`
                 }
                 disabled={none}
-                onConfirm={async () => {
-                  await banMembers(channelId, [target], banMinutes);
-                  setDone(`${target} is banned from the channel (${durationLabel(banMinutes)}).`);
-                  onDone();
-                }}
+                onConfirm={() =>
+                  confirmed.mutateAsync({
+                    action: 'ban',
+                    userIds: [target],
+                    minutes: banMinutes,
+                    says: `${target} is banned from the channel (${durationLabel(banMinutes)}).`,
+                  })
+                }
               />
-              <Button
-                variant="default"
-                disabled={none}
-                onClick={() => act.mutate({ run: () => unbanMembers(channelId, [target]), says: `${target} is unbanned.` })}
-              >
+              <Button variant="default" disabled={none} onClick={() => act.mutate({ action: 'unban', userIds: [target], says: `${target} is unbanned.` })}>
                 Lift ban
               </Button>
             </>
@@ -158,11 +144,7 @@ function MemberActions({ channelId, userId, onUserId, onDone, inputRef }: Member
               title={`Remove ${target} from this channel?`}
               message="They leave the channel; they can be added again."
               disabled={none}
-              onConfirm={async () => {
-                await removeMembers(channelId, [target]);
-                setDone(`${target} is removed from the channel.`);
-                onDone();
-              }}
+              onConfirm={() => confirmed.mutateAsync({ action: 'remove', userIds: [target], says: `${target} is removed from the channel.` })}
             />
           )}
         </Group>
@@ -180,16 +162,11 @@ function MemberActions({ channelId, userId, onUserId, onDone, inputRef }: Member
 /** The channel's members, and the member actions the person holds the rights for. */
 export function MembersPanel({ channelId, closed }: { channelId: string; closed: boolean }) {
   const { can } = useSession();
-  const queryClient = useQueryClient();
   const [userId, setUserId] = useState('');
   const inputRef = useRef<HTMLInputElement>(null);
-  const pages = useKeysetPages(channelKeys.members(channelId), (token) => memberPage(channelId, token));
+  const pages = useKeysetPages(memberPages(channelId));
   const edits = can('EDIT_CHANNEL');
   const mayAct = ['MUTE_USER_INSIDE_CHANNEL', 'BAN_USER_FROM_CHANNEL', 'REMOVE_CHANNEL_USER'].some((permission) => can(permission)) || edits;
-  const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: channelKeys.members(channelId) });
-    void queryClient.invalidateQueries({ queryKey: channelKeys.one(channelId) });
-  };
   const manage = (id: string) => {
     setUserId(id);
     inputRef.current?.focus();
@@ -226,8 +203,8 @@ export function MembersPanel({ channelId, closed }: { channelId: string; closed:
 
   return (
     <Stack gap="md">
-      {!closed && (edits || can('ADD_CHANNEL_USER')) && <AddMembers channelId={channelId} onDone={refresh} />}
-      {!closed && mayAct && <MemberActions channelId={channelId} userId={userId} onUserId={setUserId} onDone={refresh} inputRef={inputRef} />}
+      {!closed && (edits || can('ADD_CHANNEL_USER')) && <AddMembers channelId={channelId} />}
+      {!closed && mayAct && <MemberActions channelId={channelId} userId={userId} onUserId={setUserId} inputRef={inputRef} />}
       <PagedTable caption="Members" columns={columns} rowKey={(row) => row.channelUser.userId} pages={pages} empty="No members." />
     </Stack>
   );

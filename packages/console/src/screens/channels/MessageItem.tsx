@@ -1,11 +1,11 @@
 import { Badge, Button, Code, Group, Image, Modal, Paper, Stack, Text } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
 import { type ReactNode, useState } from 'react';
 import type { AdminMessage, AdminUser } from '../../api/types.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
+import { useDownloadFile } from './api.js';
 import { bytes, when } from './format.js';
-import { download, filePath, imagePath, useBlobUrl } from './media.js';
+import { imagePath, useBlobUrl } from './media.js';
 
 const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -44,7 +44,7 @@ function ImageBody({ message, author }: { message: AdminMessage; author: string 
 function FileBody({ message }: { message: AdminMessage }) {
   const fileName = textOf(message.data.fileName) || 'file';
   const size = typeof message.data.size === 'number' ? bytes(message.data.size) : '';
-  const fetchFile = useMutation({ mutationFn: () => download(filePath(message.messageId), fileName) });
+  const fetchFile = useDownloadFile();
   return (
     <Stack gap={4}>
       <Group gap="xs">
@@ -52,7 +52,7 @@ function FileBody({ message }: { message: AdminMessage }) {
           {fileName}
           {size !== '' && ` (${size}, ${textOf(message.data.contentType) || 'unknown type'})`}
         </Text>
-        <Button size="xs" variant="default" onClick={() => fetchFile.mutate()} loading={fetchFile.isPending}>
+        <Button size="xs" variant="default" onClick={() => fetchFile.mutate({ messageId: message.messageId, fileName })} loading={fetchFile.isPending}>
           Download {fileName}
         </Button>
       </Group>

@@ -1,21 +1,12 @@
 import { Button, Center, Group, Loader, Stack, Text } from '@mantine/core';
-import { type InfiniteData, useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import type { AdminMessage, AdminUser } from '../../api/types.js';
+import type { AdminUser } from '../../api/types.js';
 import { useSession } from '../../auth/session.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
-import { channelKeys, deleteMessage, type MessagePage, messagePage } from './api.js';
+import { messagesQuery, useDeleteMessage } from './api.js';
 import { MessageItem } from './MessageItem.js';
 import { SendMessage } from './SendMessage.js';
-
-/** Puts the answered (deleted) record in place of the message in the thread's loaded pages. */
-function replaceMessage(data: InfiniteData<MessagePage> | undefined, record: AdminMessage): InfiniteData<MessagePage> | undefined {
-  if (!data) return data;
-  return {
-    ...data,
-    pages: data.pages.map((page) => ({ ...page, messages: page.messages.map((message) => (message.messageId === record.messageId ? record : message)) })),
-  };
-}
 
 interface ThreadProps {
   channelId: string;
@@ -29,15 +20,9 @@ interface ThreadProps {
  */
 function MessageThread({ channelId, parentId }: ThreadProps) {
   const { can } = useSession();
-  const queryClient = useQueryClient();
-  const key = channelKeys.messages(channelId, parentId);
   const [openComments, setOpenComments] = useState<ReadonlySet<string>>(new Set());
-  const thread = useInfiniteQuery({
-    queryKey: key,
-    queryFn: ({ pageParam }) => messagePage(channelId, parentId, pageParam),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.older ?? undefined,
-  });
+  const thread = useInfiniteQuery(messagesQuery(channelId, parentId));
+  const remove = useDeleteMessage(channelId, parentId);
   const pages = thread.data?.pages ?? [];
   const messages = pages.flatMap((page) => page.messages);
   const authors = useMemo(() => {
@@ -49,11 +34,6 @@ function MessageThread({ channelId, parentId }: ThreadProps) {
   const noun = parentId === null ? 'messages' : 'comments';
   const one = parentId === null ? 'message' : 'comment';
 
-  const remove = async (messageId: string) => {
-    const answer = await deleteMessage(messageId);
-    const record = answer.data.messages[0];
-    if (record) queryClient.setQueryData<InfiniteData<MessagePage>>(key, (data) => replaceMessage(data, record));
-  };
   const toggle = (messageId: string) =>
     setOpenComments((current) => {
       const next = new Set(current);
@@ -85,7 +65,7 @@ function MessageThread({ channelId, parentId }: ThreadProps) {
           message={message}
           author={authors.get(message.userId)}
           mayDelete={mayDelete}
-          onDelete={() => remove(message.messageId)}
+          onDelete={() => remove.mutateAsync(message.messageId)}
           commentsOpen={openComments.has(message.messageId)}
           onToggleComments={parentId === null ? () => toggle(message.messageId) : undefined}
           comments={parentId === null ? <MessageThread channelId={channelId} parentId={message.messageId} /> : undefined}

@@ -1,24 +1,15 @@
 import { Button, Group, TagsInput, Text, Textarea, TextInput } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { FormCard } from '../../components/FormCard.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
-import { channelKeys, type OutgoingMessage, sendMessage } from './api.js';
+import { type OutgoingMessage, useSendMessage } from './api.js';
 
 /** "Send as admin": a text message from the signed-in admin's account, optionally as a comment of a message. */
 export function SendMessage({ channelId }: { channelId: string }) {
-  const queryClient = useQueryClient();
   const [draft, setDraft] = useState<Omit<OutgoingMessage, 'channelId'>>({ text: '', tags: [], parentId: '' });
   const set = (change: Partial<typeof draft>) => setDraft((current) => ({ ...current, ...change }));
-  const send = useMutation({
-    mutationFn: (input: OutgoingMessage) => sendMessage(input),
-    onSuccess: async (_answer, input) => {
-      // Only the text goes: the tags and parent stay for the next message.
-      setDraft((current) => ({ ...current, text: '' }));
-      const parentId = input.parentId === null || input.parentId.trim() === '' ? null : input.parentId.trim();
-      await queryClient.invalidateQueries({ queryKey: channelKeys.messages(channelId, parentId) });
-    },
-  });
+  // Only the text goes: the tags and parent stay for the next message.
+  const send = useSendMessage(channelId, { onSuccess: () => setDraft((current) => ({ ...current, text: '' })) });
 
   return (
     <FormCard title="Send as admin" onSubmit={() => send.mutate({ ...draft, channelId })}>

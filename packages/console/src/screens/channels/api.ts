@@ -1,7 +1,11 @@
+import { type InfiniteData, infiniteQueryOptions, type QueryClient, queryOptions } from '@tanstack/react-query';
 import { api, call } from '../../api/client.js';
+import { keysetPages } from '../../api/keyset.js';
+import { type MutationConfig, useApiMutation } from '../../api/mutation.js';
 import type { AdminMessage, AdminUser, OneChannel, OutgoingMessageBody } from '../../api/types.js';
+import { download, filePath } from './media.js';
 
-/** The admin API's channel routes as the channel screens use them. */
+/** The admin API's channel routes as the channel screens use them: keys, query options and mutation hooks. */
 
 export const channelKeys = {
   all: ['channels'] as const,
@@ -24,7 +28,7 @@ export interface ChannelFilters {
 const PAGE_SIZE = 25;
 
 /** A page of POST /api/v2/channels, newest first; the token goes with the same filters. */
-export async function channelPage(filters: ChannelFilters, token: string | null) {
+async function channelPage(filters: ChannelFilters, token: string | null) {
   const answer = await call(
     api.POST('/api/v2/channels', {
       body: {
@@ -39,6 +43,9 @@ export async function channelPage(filters: ChannelFilters, token: string | null)
   return { items: answer.results, next: answer.paging.next };
 }
 
+/** The channels matching the filters, newest first. */
+export const channelListPages = (filters: ChannelFilters) => keysetPages(channelKeys.list(filters), (token) => channelPage(filters, token));
+
 export interface NewChannel {
   channelId: string;
   displayName: string;
@@ -46,7 +53,7 @@ export interface NewChannel {
   userIds: string[];
 }
 
-export function createChannel(input: NewChannel) {
+function createChannel(input: NewChannel) {
   const body = {
     channelId: input.channelId.trim(),
     type: 'standard' as const,
@@ -57,64 +64,116 @@ export function createChannel(input: NewChannel) {
   return call(api.POST('/api/v2/channel', { body }));
 }
 
+/** Creates a channel; the lists are read again before the mutation settles. */
+export const useCreateChannel = (config: MutationConfig<Awaited<ReturnType<typeof createChannel>>, NewChannel> = {}) =>
+  useApiMutation(createChannel, (queryClient) => queryClient.invalidateQueries({ queryKey: channelKeys.all }), config);
+
 /** One channel, open or closed, with the calling admin's membership (GET /api/v2/channel/{channelId}). */
-export function getChannel(channelId: string): Promise<OneChannel> {
+function getChannel(channelId: string): Promise<OneChannel> {
   return call(api.GET('/api/v2/channel/{channelId}', { params: { path: { channelId } } }));
 }
 
-export function renameChannel(channelId: string, displayName: string) {
-  return call(api.POST('/api/v2/channel/{channelId}/displayName', { params: { path: { channelId } }, body: { displayName } }));
-}
+/** The channel record; not retried, since the page shows the record a list already loaded while it fails. */
+export const channelQuery = (channelId: string) =>
+  queryOptions({ queryKey: channelKeys.one(channelId), queryFn: () => getChannel(channelId).then((answer) => answer.channel), retry: false });
 
-export function closeChannel(channelId: string) {
-  return call(api.POST('/api/v2/channel/{channelId}/close', { params: { path: { channelId } } }));
-}
+/** Renames the channel: the answered channel replaces the cached one, and the lists are read again. */
+export const useRenameChannel = (channelId: string) =>
+  useApiMutation(
+    (displayName: string) => call(api.POST('/api/v2/channel/{channelId}/displayName', { params: { path: { channelId } }, body: { displayName } })),
+    (queryClient, channel) => {
+      queryClient.setQueryData(channelKeys.one(channelId), channel);
+      void queryClient.invalidateQueries({ queryKey: [...channelKeys.all, 'list'] });
+    },
+  );
 
-/** mutePeriod in milliseconds; 0 unmutes. */
-export function muteChannel(channelId: string, mutePeriod: number) {
-  return call(api.PUT('/api/v2/channel/{channelId}/mute', { params: { path: { channelId } }, body: { mutePeriod } }));
-}
+/** Closes the channel for good. */
+export const useCloseChannel = (channelId: string, config: MutationConfig<unknown, void> = {}) =>
+  useApiMutation(
+    () => call(api.POST('/api/v2/channel/{channelId}/close', { params: { path: { channelId } } })),
+    (queryClient) => queryClient.invalidateQueries({ queryKey: channelKeys.all }),
+    config,
+  );
 
-export function getRetention(channelId: string) {
+/** Mutes the channel for `mutePeriod` milliseconds; 0 unmutes. */
+export const useMuteChannel = (channelId: string, config: MutationConfig<unknown, number> = {}) =>
+  useApiMutation(
+    (mutePeriod: number) => call(api.PUT('/api/v2/channel/{channelId}/mute', { params: { path: { channelId } }, body: { mutePeriod } })),
+    (queryClient) => queryClient.invalidateQueries({ queryKey: channelKeys.all }),
+    config,
+  );
+
+function getRetention(channelId: string) {
   return call(api.GET('/api/v2/channel/{channelId}/retention', { params: { path: { channelId } } })).then((answer) => answer.data);
 }
 
-export function setRetention(channelId: string, days: number | null) {
+function setRetention(channelId: string, days: number | null) {
   return call(api.PUT('/api/v2/channel/{channelId}/retention', { params: { path: { channelId } }, body: { days } })).then((answer) => answer.data);
 }
 
+export const retentionQuery = (channelId: string) => queryOptions({ queryKey: channelKeys.retention(channelId), queryFn: () => getRetention(channelId) });
+
+/** Sets the channel's own retention in days, or null for the server default; the answer replaces the cached one. */
+export const useSetRetention = (channelId: string, config: MutationConfig<Awaited<ReturnType<typeof setRetention>>, number | null> = {}) =>
+  useApiMutation(
+    (days: number | null) => setRetention(channelId, days),
+    (queryClient, retention) => {
+      queryClient.setQueryData(channelKeys.retention(channelId), retention);
+    },
+    config,
+  );
+
 /* Members */
 
-/** A page of the channel's members and banned users, with their accounts, by user id. */
-export async function memberPage(channelId: string, pageToken: string | null) {
-  const query = { limit: PAGE_SIZE, ...(pageToken === null ? {} : { pageToken }) };
-  const answer = await call(api.GET('/api/v2/channel/{channelId}/users', { params: { path: { channelId }, query } }));
-  return { items: answer.results, next: answer.paging.next };
+/** The channel's members and banned users, with their accounts, by user id. */
+export const memberPages = (channelId: string) =>
+  keysetPages(channelKeys.members(channelId), async (pageToken) => {
+    const query = { limit: PAGE_SIZE, ...(pageToken === null ? {} : { pageToken }) };
+    const answer = await call(api.GET('/api/v2/channel/{channelId}/users', { params: { path: { channelId }, query } }));
+    return { items: answer.results, next: answer.paging.next };
+  });
+
+/**
+ * A change to some users' membership: `mutePeriod` in milliseconds (0 unmutes); a ban's `minutes` lifts
+ * it then, undefined keeps it until lifted.
+ */
+export type MemberChange =
+  | { action: 'add' | 'remove' | 'unban'; userIds: string[] }
+  | { action: 'mute'; userIds: string[]; mutePeriod: number }
+  | { action: 'ban'; userIds: string[]; minutes: number | undefined };
+
+function changeMembers(channelId: string, change: MemberChange) {
+  const params = { path: { channelId } };
+  const { userIds } = change;
+  switch (change.action) {
+    case 'add':
+      return call(api.POST('/api/v2/channel/{channelId}/users', { params, body: { userIds } }));
+    case 'remove':
+      return call(api.DELETE('/api/v2/channel/{channelId}/users', { params, body: { userIds } }));
+    case 'mute':
+      return call(api.PUT('/api/v2/channel/{channelId}/users/mute', { params, body: { userIds, mutePeriod: change.mutePeriod } }));
+    case 'ban':
+      return call(
+        api.POST('/api/v2/channel/{channelId}/users/ban', { params, body: { userIds, ...(change.minutes === undefined ? {} : { minutes: change.minutes }) } }),
+      );
+    case 'unban':
+      return call(api.POST('/api/v2/channel/{channelId}/users/unban', { params, body: { userIds } }));
+  }
 }
 
-export function addMembers(channelId: string, userIds: string[]) {
-  return call(api.POST('/api/v2/channel/{channelId}/users', { params: { path: { channelId } }, body: { userIds } }));
-}
+/** The members and the channel's counts are read again after a change, without holding the mutation. */
+const refreshMembers = (queryClient: QueryClient, channelId: string) => {
+  void queryClient.invalidateQueries({ queryKey: channelKeys.members(channelId) });
+  void queryClient.invalidateQueries({ queryKey: channelKeys.one(channelId) });
+};
 
-export function removeMembers(channelId: string, userIds: string[]) {
-  return call(api.DELETE('/api/v2/channel/{channelId}/users', { params: { path: { channelId } }, body: { userIds } }));
-}
-
-/** mutePeriod in milliseconds; 0 unmutes. */
-export function muteMembers(channelId: string, userIds: string[], mutePeriod: number) {
-  return call(api.PUT('/api/v2/channel/{channelId}/users/mute', { params: { path: { channelId } }, body: { userIds, mutePeriod } }));
-}
-
-/** minutes: the ban is lifted then; undefined: it lasts until lifted. */
-export function banMembers(channelId: string, userIds: string[], minutes?: number) {
-  return call(
-    api.POST('/api/v2/channel/{channelId}/users/ban', { params: { path: { channelId } }, body: { userIds, ...(minutes === undefined ? {} : { minutes }) } }),
+/** Changes some users' membership. A screen may carry its own fields in the change (a sentence to show once done); only the change is sent. */
+export const useChangeMembers = <Change extends MemberChange = MemberChange>(channelId: string, config: MutationConfig<unknown, Change> = {}) =>
+  useApiMutation(
+    (change: Change) => changeMembers(channelId, change),
+    (queryClient) => refreshMembers(queryClient, channelId),
+    config,
   );
-}
-
-export function unbanMembers(channelId: string, userIds: string[]) {
-  return call(api.POST('/api/v2/channel/{channelId}/users/unban', { params: { path: { channelId } }, body: { userIds } }));
-}
 
 /* Messages */
 
@@ -132,7 +191,7 @@ export const MESSAGE_PAGE_SIZE = 30;
  * token the newest `last` messages, with one the page before it. Keyset pages on channelSegment, so a
  * page costs the same in a channel of any length.
  */
-export async function messagePage(channelId: string, parentId: string | null, older: string | null): Promise<MessagePage> {
+async function messagePage(channelId: string, parentId: string | null, older: string | null): Promise<MessagePage> {
   const answer = await call(
     api.POST('/api/v2/messages', {
       body: {
@@ -146,6 +205,15 @@ export async function messagePage(channelId: string, parentId: string | null, ol
   return { messages: [...answer.data.messages].reverse(), users: answer.data.users, older: answer.paging.prev };
 }
 
+/** A thread of messages (`parentId` null: the channel's top level), newest page first; "older" pages follow. */
+export const messagesQuery = (channelId: string, parentId: string | null) =>
+  infiniteQueryOptions({
+    queryKey: channelKeys.messages(channelId, parentId),
+    queryFn: ({ pageParam }) => messagePage(channelId, parentId, pageParam),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.older ?? undefined,
+  });
+
 export interface OutgoingMessage {
   channelId: string;
   text: string;
@@ -154,7 +222,7 @@ export interface OutgoingMessage {
 }
 
 /** POST /api/v2/message as a text message, sent as the calling admin. */
-export function sendMessage(input: OutgoingMessage) {
+function sendMessage(input: OutgoingMessage) {
   const body: OutgoingMessageBody = {
     channelId: input.channelId,
     type: 'text' as const,
@@ -165,9 +233,39 @@ export function sendMessage(input: OutgoingMessage) {
   return call(api.POST('/api/v2/message', { body }));
 }
 
-export function deleteMessage(messageId: string) {
-  return call(api.DELETE('/api/v2/message/{messageId}', { params: { path: { messageId } } }));
+/** Sends a message; the thread it went to (the channel's top level, or a message's comments) is read again. */
+export const useSendMessage = (channelId: string, config: MutationConfig<Awaited<ReturnType<typeof sendMessage>>, OutgoingMessage> = {}) =>
+  useApiMutation(
+    sendMessage,
+    (queryClient, _answer, input) => {
+      const parentId = input.parentId === null || input.parentId.trim() === '' ? null : input.parentId.trim();
+      return queryClient.invalidateQueries({ queryKey: channelKeys.messages(channelId, parentId) });
+    },
+    config,
+  );
+
+/** Puts the answered (deleted) record in place of the message in the thread's loaded pages. */
+function replaceMessage(data: InfiniteData<MessagePage> | undefined, record: AdminMessage): InfiniteData<MessagePage> | undefined {
+  if (!data) return data;
+  return {
+    ...data,
+    pages: data.pages.map((page) => ({ ...page, messages: page.messages.map((message) => (message.messageId === record.messageId ? record : message)) })),
+  };
 }
+
+/** Deletes a message of the thread; its answered record (deleted) replaces it where it is shown. */
+export const useDeleteMessage = (channelId: string, parentId: string | null) =>
+  useApiMutation(
+    (messageId: string) => call(api.DELETE('/api/v2/message/{messageId}', { params: { path: { messageId } } })),
+    (queryClient, answer) => {
+      const record = answer.data.messages[0];
+      if (record) queryClient.setQueryData<InfiniteData<MessagePage>>(channelKeys.messages(channelId, parentId), (data) => replaceMessage(data, record));
+    },
+  );
+
+/** Saves a file message's file under its name, as a link with `download` would. */
+export const useDownloadFile = () =>
+  useApiMutation(({ messageId, fileName }: { messageId: string; fileName: string }) => download(filePath(messageId), fileName), null);
 
 /** Ids typed in one box: split on commas, spaces and new lines, blanks and repeats dropped. */
 export function idsOf(text: string): string[] {

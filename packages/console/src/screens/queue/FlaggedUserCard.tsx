@@ -3,13 +3,13 @@ import { useState } from 'react';
 import { Link } from 'wouter';
 import { DecisionNote } from './DecisionNote.js';
 import { serverUrl } from '../../api/base.js';
-import { reviewUser } from '../../api/moderation.js';
 import type { FlaggedUser, Review, UserReviewInput } from '../../api/types.js';
 import { useSession } from '../../auth/session.js';
 import { AuthedAvatar } from '../../components/AuthedMedia.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { Duration, durationLabel } from '../../components/Duration.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
+import { useReviewUser } from './api.js';
 import { FlagList } from './FlagList.js';
 import { outcomeOf } from './outcome.js';
 
@@ -20,10 +20,11 @@ function UserReviewActions({ item, onDecided }: { item: FlaggedUser; onDecided: 
   const [dismissing, setDismissing] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const name = item.user.displayName || item.user.userId;
+  const reviewUser = useReviewUser(item.user.userId);
 
   const decide = async (input: UserReviewInput) => {
     const trimmed = note.trim();
-    const { review } = await reviewUser(item.user.userId, trimmed === '' ? input : { ...input, note: trimmed });
+    const { review } = await reviewUser.mutateAsync(trimmed === '' ? input : { ...input, note: trimmed });
     onDecided(review);
   };
   const dismiss = async () => {

@@ -1,12 +1,12 @@
 import { Button, Checkbox, Group, Select, Stack } from '@mantine/core';
 import { useState } from 'react';
 import { DecisionNote } from './DecisionNote.js';
-import { reviewMessage } from '../../api/moderation.js';
 import type { AuthorAction, FlaggedMessage, MessageReviewInput, Review } from '../../api/types.js';
 import { useSession } from '../../auth/session.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { Duration, durationLabel } from '../../components/Duration.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
+import { useReviewMessage } from './api.js';
 
 const AUTHOR_ACTIONS: Array<{ value: AuthorAction; label: string; permission: string }> = [
   { value: 'mute', label: 'Mute in channel', permission: 'MUTE_USER_INSIDE_CHANNEL' },
@@ -39,9 +39,10 @@ export function MessageReviewActions({ item, onDecided }: { item: FlaggedMessage
   const author = item.author.displayName || item.author.userId;
   const channelName = item.channel.displayName || item.channel.channelId;
   const chosen = AUTHOR_ACTIONS.find((entry) => entry.value === action) ?? AUTHOR_ACTIONS[0];
+  const reviewMessage = useReviewMessage(messageId);
 
   const decide = async (input: MessageReviewInput) => {
-    const { review } = await reviewMessage(messageId, withNote(input, note));
+    const { review } = await reviewMessage.mutateAsync(withNote(input, note));
     onDecided(review);
   };
 

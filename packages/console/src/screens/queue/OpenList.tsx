@@ -1,18 +1,14 @@
 import { Button, Center, Loader, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { Fragment, type ReactNode, useState } from 'react';
-import { openMessages, openUsers } from '../../api/moderation.js';
+import type { KeysetPagesOptions } from '../../api/keyset.js';
 import type { FlaggedMessage, FlaggedUser, Review } from '../../api/types.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { useKeysetPages } from '../../components/useKeysetPages.js';
+import { openMessagesPages, openUsersPages } from './api.js';
 import { FlaggedMessageCard } from './FlaggedMessageCard.js';
 import { FlaggedUserCard } from './FlaggedUserCard.js';
 import { outcomeOf } from './outcome.js';
-
-export const openKeys = {
-  messages: ['moderation', 'queue', 'open', 'messages'] as const,
-  users: ['moderation', 'queue', 'open', 'users'] as const,
-};
 
 /**
  * Decided items stay on screen with their outcome, in the place they had, although the refetched queue
@@ -36,15 +32,11 @@ function useDecided<T>(keyOf: (item: T) => string) {
  * items kept in place and a card per item.
  */
 function OpenList<T>(props: {
-  queryKey: readonly unknown[];
-  fetchPage: (pageToken: string | null) => Promise<{ items: T[]; paging: { next: string | null } }>;
+  pages: KeysetPagesOptions<T>;
   keyOf: (item: T) => string;
   card: (item: T, review: Review | undefined, onDecided: (review: Review) => void) => ReactNode;
 }) {
-  const pages = useKeysetPages<T>(props.queryKey, async (token) => {
-    const page = await props.fetchPage(token);
-    return { items: page.items, next: page.paging.next };
-  });
+  const pages = useKeysetPages(props.pages);
   const decided = useDecided<T>(props.keyOf);
   const entries = decided.merge(pages.items);
   if (pages.isLoading) {
@@ -73,8 +65,7 @@ function OpenList<T>(props: {
 export function OpenMessages() {
   return (
     <OpenList<FlaggedMessage>
-      queryKey={openKeys.messages}
-      fetchPage={openMessages}
+      pages={openMessagesPages()}
       keyOf={(item) => item.message.messageId}
       card={(item, review, onDecided) => <FlaggedMessageCard item={item} review={review} onDecided={onDecided} />}
     />
@@ -84,8 +75,7 @@ export function OpenMessages() {
 export function OpenUsers() {
   return (
     <OpenList<FlaggedUser>
-      queryKey={openKeys.users}
-      fetchPage={openUsers}
+      pages={openUsersPages()}
       keyOf={(item) => item.user.userId}
       card={(item, review, onDecided) => <FlaggedUserCard item={item} review={review} onDecided={onDecided} />}
     />

@@ -1,9 +1,9 @@
 import { Anchor, Text } from '@mantine/core';
 import { Link } from 'wouter';
-import { reviews } from '../../api/moderation.js';
 import type { Review } from '../../api/types.js';
 import { PagedTable, useKeysetPages } from '../../components/PagedTable.js';
 import { formatTime } from '../../components/time.js';
+import { reviewsPages } from './api.js';
 import { outcomeOf } from './outcome.js';
 
 function Target({ review }: { review: Review }) {
@@ -24,10 +24,7 @@ function Target({ review }: { review: Review }) {
 
 /** Decisions already taken, newest first (GET /api/v2/moderation/reviews). */
 export function ReviewedList({ targetType }: { targetType: 'message' | 'user' }) {
-  const pages = useKeysetPages<Review>(['moderation', 'queue', 'reviews', targetType], async (token) => {
-    const page = await reviews(targetType, token);
-    return { items: page.reviews, next: page.paging.next };
-  });
+  const pages = useKeysetPages(reviewsPages(targetType));
   return (
     <PagedTable
       caption={targetType === 'message' ? 'Reviewed messages' : 'Reviewed users'}

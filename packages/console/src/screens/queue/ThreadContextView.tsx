@@ -5,7 +5,7 @@ import type { AdminMessage } from '../../api/types.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { formatTime } from '../../components/time.js';
 import { MessageBody } from './MessageBody.js';
-import { loadThreadContext } from './thread.js';
+import { threadQuery } from './api.js';
 
 /** Who wrote what, by user id: the display name is all the thread shows. */
 type Named = { userId: string; displayName: string };
@@ -39,7 +39,7 @@ function Section({ title, messages, authors }: { title: string; messages: AdminM
 }
 
 function ContextBody({ message, author }: { message: AdminMessage; author: Named | undefined }) {
-  const context = useQuery({ queryKey: ['thread', message.messageId], queryFn: () => loadThreadContext(message) });
+  const context = useQuery(threadQuery(message));
   if (context.isPending) return <Loader size="sm" aria-label="Loading the thread" />;
   if (context.error) return <ErrorNote error={context.error} title="The thread could not be loaded" />;
   const { before, after, parent, comments } = context.data;

@@ -1,11 +1,9 @@
 import { Button, Checkbox, Group, List, Modal, Paper, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { messageOf } from '../../api/client.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import type { Rule } from '../../api/types.js';
-import { createRules, linesOf, MAX_RULES_PER_CREATE, type RuleKind, ruleKeys, updateRule } from './api.js';
-import { type BulkOutcome, createMany } from './bulk.js';
+import { type BulkOutcome, linesOf, MAX_RULES_PER_CREATE, type RuleKind, useAddRules, useBulkAddRules, useUpdateRule } from './api.js';
 
 /** What a rule holds in each list, in words. */
 export const WHAT = {
@@ -15,21 +13,14 @@ export const WHAT = {
 
 /** Adds one rule. */
 export function AddRule({ kind }: { kind: RuleKind }) {
-  const queryClient = useQueryClient();
   const [word, setWord] = useState('');
   const [wholeWord, setWholeWord] = useState(false);
-  const add = useMutation({
-    mutationFn: () => createRules(kind, [word.trim()], wholeWord),
-    onSuccess: async () => {
-      setWord('');
-      await queryClient.invalidateQueries({ queryKey: ruleKeys.list(kind) });
-    },
-  });
+  const add = useAddRules(kind, { onSuccess: () => setWord('') });
   return (
     <form
       onSubmit={(event) => {
         event.preventDefault();
-        add.mutate();
+        add.mutate({ words: [word.trim()], wholeWord });
       }}
     >
       <Stack gap="xs">
@@ -56,17 +47,14 @@ export function AddRule({ kind }: { kind: RuleKind }) {
 
 /** Pastes many rules at once, one per line; the lines that failed stay in the box with their reasons. */
 export function BulkAdd({ kind }: { kind: RuleKind }) {
-  const queryClient = useQueryClient();
   const [text, setText] = useState('');
   const [wholeWord, setWholeWord] = useState(false);
   const [outcome, setOutcome] = useState<BulkOutcome | null>(null);
-  const bulk = useMutation({
-    mutationFn: (words: string[]) => createMany(kind, words, wholeWord),
+  const bulk = useBulkAddRules(kind, {
     onMutate: () => setOutcome(null),
-    onSuccess: async (result) => {
+    onSuccess: (result) => {
       setOutcome(result);
       setText(result.failed.map((failure) => failure.word).join('\n'));
-      await queryClient.invalidateQueries({ queryKey: ruleKeys.list(kind) });
     },
   });
   const words = linesOf(text);
@@ -75,7 +63,7 @@ export function BulkAdd({ kind }: { kind: RuleKind }) {
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          bulk.mutate(words);
+          bulk.mutate({ words, wholeWord });
         }}
       >
         <Stack gap="sm">
@@ -127,17 +115,10 @@ export function BulkAdd({ kind }: { kind: RuleKind }) {
 
 /** Edits one rule's word (and, for a blacklist rule, whole-word matching) in a dialog. */
 export function EditRule({ kind, rule }: { kind: RuleKind; rule: Rule }) {
-  const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [word, setWord] = useState(rule.regex);
   const [wholeWord, setWholeWord] = useState(rule.isMatchExactWord);
-  const save = useMutation({
-    mutationFn: () => updateRule(kind, rule.ruleId, { regex: word.trim(), ...(kind === 'blacklist' ? { isMatchExactWord: wholeWord } : {}) }),
-    onSuccess: async () => {
-      setOpen(false);
-      await queryClient.invalidateQueries({ queryKey: ruleKeys.list(kind) });
-    },
-  });
+  const save = useUpdateRule(kind, rule.ruleId, { onSuccess: () => setOpen(false) });
   const openDialog = () => {
     setWord(rule.regex);
     setWholeWord(rule.isMatchExactWord);
@@ -153,7 +134,7 @@ export function EditRule({ kind, rule }: { kind: RuleKind; rule: Rule }) {
         <form
           onSubmit={(event) => {
             event.preventDefault();
-            save.mutate();
+            save.mutate({ regex: word.trim(), ...(kind === 'blacklist' ? { isMatchExactWord: wholeWord } : {}) });
           }}
         >
           <Stack gap="sm">

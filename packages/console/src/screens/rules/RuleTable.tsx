@@ -1,22 +1,18 @@
 import { Button, Center, Group, Loader, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { when } from '../channels/format.js';
 import type { Rule } from '../../api/types.js';
-import { deleteRules, listRules, type RuleKind, ruleKeys, updateRule } from './api.js';
+import { type RuleKind, rulesQuery, useDeleteRule, useSetRuleEnabled } from './api.js';
 import { EditRule, WHAT } from './RuleForms.js';
 
 /** Rows drawn at once; "Show more" draws the next ones (a list can hold thousands of rules). */
 const SHOWN_STEP = 100;
 
 function EnabledSwitch({ kind, rule }: { kind: RuleKind; rule: Rule }) {
-  const queryClient = useQueryClient();
-  const toggle = useMutation({
-    mutationFn: (isEnabled: boolean) => updateRule(kind, rule.ruleId, { isEnabled }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ruleKeys.list(kind) }),
-  });
+  const toggle = useSetRuleEnabled(kind, rule.ruleId);
   return (
     <Stack gap={2}>
       <Switch
@@ -32,8 +28,8 @@ function EnabledSwitch({ kind, rule }: { kind: RuleKind; rule: Rule }) {
 
 /** One list's rules, filtered by a text typed in; each can be edited, switched off or deleted. */
 export function RuleTable({ kind }: { kind: RuleKind }) {
-  const queryClient = useQueryClient();
-  const rules = useQuery({ queryKey: ruleKeys.list(kind), queryFn: () => listRules(kind) });
+  const rules = useQuery(rulesQuery(kind));
+  const remove = useDeleteRule(kind);
   const [find, setFind] = useState('');
   const [shown, setShown] = useState(SHOWN_STEP);
   const needle = find.trim().toLowerCase();
@@ -91,10 +87,7 @@ export function RuleTable({ kind }: { kind: RuleKind }) {
                       title={`Delete the rule “${rule.regex}”?`}
                       message={kind === 'blacklist' ? 'Messages with this word will be accepted again.' : 'Links to this address will be refused again.'}
                       size="xs"
-                      onConfirm={async () => {
-                        await deleteRules(kind, [rule.ruleId]);
-                        await queryClient.invalidateQueries({ queryKey: ruleKeys.list(kind) });
-                      }}
+                      onConfirm={() => remove.mutateAsync(rule.ruleId)}
                     />
                   </Group>
                 </Table.Td>

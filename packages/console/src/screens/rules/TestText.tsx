@@ -1,10 +1,9 @@
 import { Alert, Button, Group, List, Textarea } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { FormCard } from '../../components/FormCard.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import type { RuleMatch } from '../../api/types.js';
-import { testText } from './api.js';
+import { useTestText } from './api.js';
 
 function describe(match: RuleMatch): string {
   return match.list === 'blacklist' ? `Blacklisted word “${match.word}”` : `Link not on the whitelist: ${match.word}`;
@@ -13,7 +12,7 @@ function describe(match: RuleMatch): string {
 /** "Test this text": asks the server which enabled rule a message with this text would break. */
 export function TestText() {
   const [text, setText] = useState('');
-  const test = useMutation({ mutationFn: testText });
+  const test = useTestText();
   const result = test.data;
   return (
     <FormCard title="Test this text" onSubmit={() => test.mutate(text)}>

@@ -1,12 +1,11 @@
 import { Center, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { api, call } from '../../api/client.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { formatTime } from '../../components/time.js';
-import { userKeys } from './users-api.js';
+import { sessionsQuery, tokensQuery, useRevokeSession, useRevokeToken, useSignOutEverywhere } from './api.js';
 
 function SimpleTable({ caption, headers, rows }: { caption: string; headers: string[]; rows: Array<{ key: string; cells: ReactNode[] }> }) {
   if (rows.length === 0) {
@@ -45,29 +44,16 @@ function SimpleTable({ caption, headers, rows }: { caption: string; headers: str
 
 /** A user's live login sessions, access tokens and grants, each revocable, and sign-out everywhere. */
 export function CredentialsPanel({ userId }: { userId: string }) {
-  const queryClient = useQueryClient();
-  const path = { params: { path: { userId } } };
-  const sessions = useQuery({ queryKey: userKeys.sessions(userId), queryFn: () => call(api.GET('/api/v2/users/{userId}/sessions', path)) });
-  const tokens = useQuery({ queryKey: userKeys.tokens(userId), queryFn: () => call(api.GET('/api/v2/users/{userId}/tokens', path)) });
-  const reload = async () => {
-    await queryClient.invalidateQueries({ queryKey: userKeys.sessions(userId) });
-    await queryClient.invalidateQueries({ queryKey: userKeys.tokens(userId) });
-  };
-
-  const revokeSession = async (sessionId: string) => {
-    await call(api.DELETE('/api/v2/users/{userId}/sessions/{sessionId}', { params: { path: { userId, sessionId } } }));
-    await reload();
-  };
-  const revokeToken = async (tokenId: string) => {
-    await call(api.DELETE('/api/v2/users/{userId}/tokens/{tokenId}', { params: { path: { userId, tokenId } } }));
-    await reload();
-  };
-  const signOutEverywhere = async () => {
-    const answer = await call(api.POST('/api/v2/users/{userId}/signout', path));
-    const { sessions: ended, accessTokens, grants } = answer.revoked;
-    notifications.show({ color: 'green', message: `Signed out: ${ended} sessions, ${accessTokens} access tokens and ${grants} grants revoked.` });
-    await reload();
-  };
+  const sessions = useQuery(sessionsQuery(userId));
+  const tokens = useQuery(tokensQuery(userId));
+  const revokeSession = useRevokeSession(userId);
+  const revokeToken = useRevokeToken(userId);
+  const signOutEverywhere = useSignOutEverywhere(userId, {
+    onSuccess: (answer) => {
+      const { sessions: ended, accessTokens, grants } = answer.revoked;
+      notifications.show({ color: 'green', message: `Signed out: ${ended} sessions, ${accessTokens} access tokens and ${grants} grants revoked.` });
+    },
+  });
 
   if (sessions.isPending || tokens.isPending) {
     return (
@@ -87,7 +73,7 @@ export function CredentialsPanel({ userId }: { userId: string }) {
           label="Sign out everywhere"
           title="Sign this user out everywhere?"
           message="Every login session, grant and access token of the user is revoked."
-          onConfirm={signOutEverywhere}
+          onConfirm={() => signOutEverywhere.mutateAsync()}
         />
       </Group>
       <SimpleTable
@@ -105,7 +91,7 @@ export function CredentialsPanel({ userId }: { userId: string }) {
               size="xs"
               title="Revoke this login session?"
               message="The browser is signed out."
-              onConfirm={() => revokeSession(session.sessionId)}
+              onConfirm={() => revokeSession.mutateAsync(session.sessionId)}
             />,
           ],
         }))}
@@ -121,7 +107,7 @@ export function CredentialsPanel({ userId }: { userId: string }) {
             token.source,
             token.clientId ?? 'minted',
             token.scope ?? 'full access',
-            <ConfirmAction key="revoke" label="Revoke" size="xs" title="Revoke this access token?" onConfirm={() => revokeToken(token.tokenId)} />,
+            <ConfirmAction key="revoke" label="Revoke" size="xs" title="Revoke this access token?" onConfirm={() => revokeToken.mutateAsync(token.tokenId)} />,
           ],
         }))}
       />
@@ -141,7 +127,7 @@ export function CredentialsPanel({ userId }: { userId: string }) {
               size="xs"
               title="Revoke this grant?"
               message="Its refresh token and the access tokens issued from it stop working."
-              onConfirm={() => revokeToken(grant.grantId)}
+              onConfirm={() => revokeToken.mutateAsync(grant.grantId)}
             />,
           ],
         }))}

@@ -1,16 +1,15 @@
 import { Anchor, Stack, Text, Title } from '@mantine/core';
 import { Link } from 'wouter';
-import type { ReceivedFlag } from '../../api/types.js';
 import { useSession } from '../../auth/session.js';
 import { AuditTable } from '../../components/AuditTable.js';
 import { PagedTable, useKeysetPages } from '../../components/PagedTable.js';
 import { formatTime } from '../../components/time.js';
 import { RecentMessages } from './RecentMessages.js';
-import { userFlags, userKeys } from './users-api.js';
+import { userFlagsPages } from './api.js';
 
 /** Who flagged the user and why (GET /api/v2/users/{userId}/flags); a review or "Clear flags" empties it. */
 function FlagsReceived({ userId }: { userId: string }) {
-  const pages = useKeysetPages<ReceivedFlag>(userKeys.flags(userId), (token) => userFlags(userId, token));
+  const pages = useKeysetPages(userFlagsPages(userId));
   return (
     <PagedTable
       caption="Flags this user received"

@@ -1,43 +1,32 @@
 import { Badge, Button, Group, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, call } from '../../api/client.js';
 import type { AdminUser } from '../../api/types.js';
 import { useSession } from '../../auth/session.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
 import { Duration, durationLabel } from '../../components/Duration.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
-import { userKeys } from './users-api.js';
+import { useBanUser, useClearFlags, useUnbanUser } from './api.js';
 
 /** A user's global ban, for a time or until lifted, and their flags. */
 export function ModerationPanel({ user }: { user: AdminUser }) {
   const { can } = useSession();
-  const queryClient = useQueryClient();
   const [unbanning, setUnbanning] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [banMinutes, setBanMinutes] = useState<number | undefined>(undefined);
-  const body = { body: { userId: user.userId } };
-  // The record, the lists that filter on bans and flags, and the flags received.
-  const reload = () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: userKeys.one(user.userId) }),
-      queryClient.invalidateQueries({ queryKey: userKeys.lists }),
-      queryClient.invalidateQueries({ queryKey: userKeys.flags(user.userId) }),
-    ]);
+  const banUser = useBanUser(user.userId, {
+    onSuccess: (_answer, minutes) => notifications.show({ color: 'green', message: `${user.userId} is banned globally (${durationLabel(minutes)}).` }),
+  });
+  const unbanUser = useUnbanUser(user.userId, {
+    onSuccess: () => notifications.show({ color: 'green', message: `${user.userId} is no longer banned.` }),
+  });
+  const clearUserFlags = useClearFlags(user.userId);
 
-  const ban = async () => {
-    await call(api.POST('/api/v2/users/ban', { body: { userId: user.userId, ...(banMinutes === undefined ? {} : { minutes: banMinutes }) } }));
-    notifications.show({ color: 'green', message: `${user.userId} is banned globally (${durationLabel(banMinutes)}).` });
-    await reload();
-  };
   const unban = async () => {
     setUnbanning(true);
     setError(null);
     try {
-      await call(api.POST('/api/v2/users/unban', body));
-      notifications.show({ color: 'green', message: `${user.userId} is no longer banned.` });
-      await reload();
+      await unbanUser.mutateAsync();
     } catch (thrown) {
       setError(thrown);
     } finally {
@@ -45,9 +34,7 @@ export function ModerationPanel({ user }: { user: AdminUser }) {
     }
   };
   const clearFlags = async () => {
-    const saved = await call(api.DELETE('/api/v2/users/{userId}/flags', { params: { path: { userId: user.userId } } }));
-    queryClient.setQueryData(userKeys.one(user.userId), saved);
-    await reload();
+    await clearUserFlags.mutateAsync();
     notifications.show({ color: 'green', message: 'Flags cleared.' });
   };
 
@@ -82,7 +69,7 @@ export function ModerationPanel({ user }: { user: AdminUser }) {
                     ? 'The user is banned from the whole network until the ban is lifted, and every session and token they hold is revoked.'
                     : `The user is banned from the whole network for ${durationLabel(banMinutes)}, and every session and token they hold is revoked.`
                 }
-                onConfirm={ban}
+                onConfirm={() => banUser.mutateAsync(banMinutes)}
               />
             </>
           )}

@@ -1,26 +1,21 @@
 import { Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, call } from '../../api/client.js';
 import { ConfirmAction } from '../../components/ConfirmAction.js';
-import { userKeys } from './users-api.js';
+import { useSetPassword } from './api.js';
 
 const MIN_LENGTH = 8;
 
 /** Sets a user's sign-in password; the server signs them out everywhere when it changes. */
 export function PasswordForm({ userId }: { userId: string }) {
-  const queryClient = useQueryClient();
   const [password, setPassword] = useState('');
   const tooShort = password.length > 0 && password.length < MIN_LENGTH;
-
-  const save = async () => {
-    await call(api.PUT('/api/v2/users', { body: { userId, password } }));
-    setPassword('');
-    notifications.show({ color: 'green', message: 'Password set; the user is signed out everywhere.' });
-    await queryClient.invalidateQueries({ queryKey: userKeys.sessions(userId) });
-    await queryClient.invalidateQueries({ queryKey: userKeys.tokens(userId) });
-  };
+  const save = useSetPassword(userId, {
+    onSuccess: () => {
+      setPassword('');
+      notifications.show({ color: 'green', message: 'Password set; the user is signed out everywhere.' });
+    },
+  });
 
   return (
     <Stack gap="xs" maw={560}>
@@ -46,7 +41,7 @@ export function PasswordForm({ userId }: { userId: string }) {
           message="The user is signed out everywhere and signs in again with the new password."
           color="orange"
           disabled={password.length < MIN_LENGTH}
-          onConfirm={save}
+          onConfirm={() => save.mutateAsync(password)}
         />
       </Group>
     </Stack>

@@ -1,14 +1,11 @@
 import { Button, FileInput, Group, JsonInput, Stack, TagsInput, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { api, authedFetch, call } from '../../api/client.js';
-import { serverUrl } from '../../api/base.js';
-import { apiErrorOf } from '../../api/errors.js';
 import type { AdminUser } from '../../api/types.js';
 import { useSession } from '../../auth/session.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
-import { listRoleNames, userKeys } from './users-api.js';
+import { roleNamesQuery, useSaveProfile, useUploadAvatar } from './api.js';
 
 /** The metadata field's text as an object, or the problem in words. */
 function parseMetadata(text: string): { value: Record<string, unknown> } | { problem: string } {
@@ -23,23 +20,21 @@ function parseMetadata(text: string): { value: Record<string, unknown> } | { pro
 }
 
 function AvatarUpload({ userId }: { userId: string }) {
-  const queryClient = useQueryClient();
   const [file, setFile] = useState<File | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const uploadAvatar = useUploadAvatar(userId, {
+    onSuccess: () => {
+      setFile(null);
+      notifications.show({ color: 'green', message: 'Avatar updated.' });
+    },
+  });
   const upload = async () => {
     if (file === null) return;
     setBusy(true);
     setError(null);
     try {
-      const form = new FormData();
-      form.append('file', file);
-      const url = serverUrl(`/api/v2/users/${encodeURIComponent(userId)}/avatar`);
-      const response = await authedFetch(new Request(url, { method: 'PUT', body: form }));
-      if (!response.ok) throw apiErrorOf(response.status, await response.json().catch(() => null));
-      setFile(null);
-      notifications.show({ color: 'green', message: 'Avatar updated.' });
-      await queryClient.invalidateQueries({ queryKey: userKeys.one(userId) });
+      await uploadAvatar.mutateAsync(file);
     } catch (thrown) {
       setError(thrown);
     } finally {
@@ -69,8 +64,8 @@ function sameRoles(a: readonly string[], b: readonly string[]): boolean {
  */
 export function ProfileForm({ user }: { user: AdminUser }) {
   const { isNetworkAdmin } = useSession();
-  const queryClient = useQueryClient();
-  const roleNames = useQuery({ queryKey: userKeys.roles, queryFn: listRoleNames, enabled: isNetworkAdmin });
+  const roleNames = useQuery({ ...roleNamesQuery(), enabled: isNetworkAdmin });
+  const saveProfile = useSaveProfile();
   const [displayName, setDisplayName] = useState(user.displayName);
   const [roles, setRoles] = useState<string[]>(user.roles);
   const [metadata, setMetadata] = useState(JSON.stringify(user.metadata, null, 2));
@@ -85,8 +80,7 @@ export function ProfileForm({ user }: { user: AdminUser }) {
     setError(null);
     try {
       const changedRoles = sameRoles(roles, user.roles) ? {} : { roles };
-      const saved = await call(api.PUT('/api/v2/users', { body: { userId: user.userId, displayName, metadata: parsed.value, ...changedRoles } }));
-      queryClient.setQueryData(userKeys.one(user.userId), saved);
+      await saveProfile.mutateAsync({ userId: user.userId, displayName, metadata: parsed.value, ...changedRoles });
       notifications.show({ color: 'green', message: 'Profile saved.' });
     } catch (thrown) {
       setError(thrown);

@@ -5,7 +5,7 @@ import { Link } from 'wouter';
 import type { AdminMessage } from '../../api/types.js';
 import { ErrorNote } from '../../components/ErrorNote.js';
 import { formatTime } from '../../components/time.js';
-import { userKeys, userMessages } from './users-api.js';
+import { userMessagesQuery } from './api.js';
 
 /** Empty pages read on their own, one after another, before the console asks to search further. */
 const AUTOMATIC_EMPTY_PAGES = 5;
@@ -22,12 +22,7 @@ function summaryOf(message: AdminMessage): string {
  * read on automatically a few at a time, then "Search further back" goes on by hand.
  */
 export function RecentMessages({ userId }: { userId: string }) {
-  const query = useInfiniteQuery({
-    queryKey: userKeys.messages(userId),
-    queryFn: ({ pageParam }) => userMessages(userId, pageParam),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.next ?? undefined,
-  });
+  const query = useInfiniteQuery(userMessagesQuery(userId));
   // How many more empty pages may be read without asking; a click grants as many again.
   const [automaticLeft, setAutomaticLeft] = useState(AUTOMATIC_EMPTY_PAGES);
   const pages = query.data?.pages ?? [];

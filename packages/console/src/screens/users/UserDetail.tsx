@@ -12,13 +12,13 @@ import { HistoryPanel } from './HistoryPanel.js';
 import { ModerationPanel } from './ModerationPanel.js';
 import { PasswordForm } from './PasswordForm.js';
 import { ProfileForm } from './ProfileForm.js';
-import { findUser, userKeys } from './users-api.js';
+import { userQuery } from './api.js';
 
 /** /users/:userId: one user's profile, access, moderation and history. */
 export function UserDetail({ userId }: { userId: string }) {
-  // Passwords, sessions and tokens are network admins' (console-access.ts); the history shows each reader what they may read.
+  // Passwords, sessions and tokens are network admins' (each admin route declares who may call it); the history shows each reader what they may read.
   const { isNetworkAdmin } = useSession();
-  const user = useQuery({ queryKey: userKeys.one(userId), queryFn: () => findUser(userId) });
+  const user = useQuery(userQuery(userId));
   const back = (
     <Anchor component={Link} href="/users" size="sm">
       All users

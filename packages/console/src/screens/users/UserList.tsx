@@ -6,7 +6,7 @@ import type { AdminUser, UserFilter } from '../../api/types.js';
 import { Page } from '../../components/Page.js';
 import { PagedTable, useKeysetPages } from '../../components/PagedTable.js';
 import { formatTime } from '../../components/time.js';
-import { listUsers, userKeys } from './users-api.js';
+import { userListPages } from './api.js';
 
 const EMPTY: Record<UserFilter, string> = { all: 'No users.', flagged: 'No flagged users.', banned: 'No user is banned globally.' };
 
@@ -32,7 +32,7 @@ export function UserList() {
   const [search, setSearch] = useState('');
   const [filter, setFilter] = useState<UserFilter>('all');
   const [debounced] = useDebouncedValue(search.trim(), 300);
-  const pages = useKeysetPages<AdminUser>(userKeys.list(debounced, filter), (token) => listUsers(debounced, filter, token));
+  const pages = useKeysetPages(userListPages(debounced, filter));
 
   return (
     <Page title="Users">
