@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/helpers/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,6 @@ export default defineConfig({
     // One file per core at least: most files wait on sockets, child processes and timers as much as they
     // compute, and Vitest's default (cores - 1) runs them one at a time on a 2-core machine.
     maxWorkers: Math.max(2, os.availableParallelism()),
+    sequence: { sequencer: LongestFirst },
   },
 });

@@ -8,7 +8,7 @@ describe("bodies over the limit, sent by Node's fetch, which reads the answer wh
     scene = await oversizedScene();
   });
   afterAll(async () => {
-    await scene.t.close();
+    await scene.close();
   });
 
   for (const kind of ['json', 'form', 'multipart'] as Kind[]) {

@@ -9,7 +9,7 @@ describe('bodies over the limit, sent by a raw socket that writes the whole body
     scene = await oversizedScene();
   });
   afterAll(async () => {
-    await scene.t.close();
+    await scene.close();
   });
 
   for (const kind of ['json', 'form', 'multipart'] as Kind[]) {
@@ -27,7 +27,7 @@ describe('a request that asks before sending its body', () => {
     scene = await oversizedScene();
   });
   afterAll(async () => {
-    await scene.t.close();
+    await scene.close();
   });
 
   it('is refused at once, before 100 Continue, when its declared length is over anything a route accepts', async () => {
@@ -56,7 +56,7 @@ describe('a request that asks before sending its body', () => {
   });
 
   it('is told to continue when its length is within the limits, and answered as usual', async () => {
-    const body = JSON.stringify({ channelId: scene.t.uniqueId('asked'), type: 'standard' });
+    const body = JSON.stringify({ channelId: `asked-${Date.now()}`, type: 'standard' });
     const socket = net.connect(scene.port, '127.0.0.1');
     const received: Buffer[] = [];
     const continued = new Promise<void>((resolve) =>
