@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -200,3 +201,26 @@ export async function sendEveryBody(scene: Scene, kind: Kind, send: (target: Tar
 }
 
 export const EVERY_TIME_413 = Array.from({ length: TIMES }, () => '413 500000');
+
+type Send = (scene: Scene, target: Target, body: { payload: Buffer; contentType: string }) => Promise<Answer>;
+
+/** Every kind of body, TIMES in a row to every surface that takes it, sent by `how`: a readable 413 each time. */
+export function describeOversizedBodies(how: string, send: Send): void {
+  describe(`bodies over the limit, sent by ${how}`, () => {
+    let scene: Scene;
+    beforeAll(async () => {
+      scene = await oversizedScene();
+    });
+    afterAll(async () => {
+      await scene.close();
+    });
+
+    for (const kind of ['json', 'form', 'multipart'] as Kind[]) {
+      it(`answers ${TIMES} readable 413 envelopes in a row to ${kind} bodies of ${SIZE / 2 ** 20} MB, on every surface that takes them`, async () => {
+        const outcomes = await sendEveryBody(scene, kind, (target, body) => send(scene, target, body));
+        expect(Object.keys(outcomes).length).toBeGreaterThanOrEqual(kind === 'multipart' ? 3 : 5);
+        for (const [target, answers] of Object.entries(outcomes)) expect(answers, target).toEqual(EVERY_TIME_413);
+      }, 240_000);
+    }
+  });
+}

@@ -1,6 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNetworkAdmins } from '../../../src/modules/identity/network-admins.js';
+import { PERMISSIONS } from '../../../src/modules/roles/permissions.js';
 import { accessOf } from '../../../src/surfaces/admin/console-access.js';
 import { adminClient } from '../../helpers/admin.js';
 import { createBot } from '../../helpers/bot.js';
@@ -9,18 +10,6 @@ import { startTestApp, type TestApp, testDatabases } from '../../helpers/test-ap
 import { consoleRedirectUri, signInWithPkce } from '../console/console-signin.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-const EVERY_PERMISSION = [
-  'MUTE_CHANNEL',
-  'CLOSE_CHANNEL',
-  'EDIT_CHANNEL',
-  'ADD_CHANNEL_USER',
-  'REMOVE_CHANNEL_USER',
-  'BAN_USER_FROM_CHANNEL',
-  'MUTE_USER_INSIDE_CHANNEL',
-  'DELETE_MESSAGE',
-  'BAN_USER',
-  'EDIT_USER',
-];
 
 /**
  * What a moderator holding every permission still may not do, on every route that could: act on a
@@ -61,7 +50,7 @@ describe.each(testDatabases)('moderators and the policies, on %s', (database) =>
     rootId = (await createNetworkAdmins({ db: t.storage.db, clock: t.clock }).create({ username: rootName, password, displayName: 'Root' })).userId;
     rootToken = await consoleToken(rootName);
     const role = t.uniqueId('everything');
-    await admin.call('PUT', '/api/v2/roles', { publicIds: [role], permissions: EVERY_PERMISSION });
+    await admin.call('PUT', '/api/v2/roles', { publicIds: [role], permissions: [...PERMISSIONS] });
     moderatorId = t.uniqueId('mod');
     await admin.createUser(moderatorId, { username: moderatorId, password, displayName: 'Moderator', roles: [role] });
     moderatorConsole = await consoleToken(moderatorId);
