@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient } from '../helpers/admin.js';
-import { problemsAgainst, schemaAt } from '../helpers/original-api.js';
+import { problemsAgainst, schemaAt } from '../helpers/published-shapes.js';
 import { startTestApp, type TestApp, testDatabases } from '../helpers/test-app.js';
 
 /**

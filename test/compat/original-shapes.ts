@@ -1,8 +1,8 @@
-import { placesLookedUp, publishedFiles, schemaAt, useSource } from '../helpers/original-api.js';
+import { placesLookedUp, publishedFiles, schemaAt, useSource } from '../helpers/published-shapes.js';
 import { isObject } from '../helpers/json-schema.js';
-import { DIFFERENCES } from './original-api.differences.js';
-import { canonical, placesReached } from './original-api.judge.js';
-import { ROUTE_CASES } from './original-api.routes.js';
+import { DIFFERENCES } from './original-answers.differences.js';
+import { canonical, placesReached } from './original-answers.judge.js';
+import { ROUTE_CASES } from './original-answers.routes.js';
 
 /**
  * Writes the answer shapes the compatibility tests need (test/compat/original-shapes.json) from a

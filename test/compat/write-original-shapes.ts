@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ORIGINAL_SHAPES_FILE } from '../helpers/original-api.js';
+import { ORIGINAL_SHAPES_FILE } from '../helpers/published-shapes.js';
 import { shapesFrom } from './original-shapes.js';
 
 /** `npm run compat:shapes -- <folder>`: writes test/compat/original-shapes.json from a copy of the original's published files. */

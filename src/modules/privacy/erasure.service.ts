@@ -49,7 +49,7 @@ function rewritePayload(value: unknown, userId: string): unknown {
  * finishes it. Removals go through the owning modules' services where one exists (reactions, posts,
  * comments, community and channel memberships), so counts, events and tray records stay right.
  */
-export function createErasureService(deps: {
+export interface PrivacyDeps {
   db: Executor;
   dialect: Dialect;
   clock: Clock;
@@ -57,7 +57,9 @@ export function createErasureService(deps: {
   /** Told once sign-in has ended: every instance closes the user's streams. */
   notices: Pick<Notices, 'publish'>;
   services: ErasureServices;
-}) {
+}
+
+export function createErasureService(deps: PrivacyDeps) {
   const { db, dialect, clock, services } = deps;
   const store = createErasureStore(db);
   const actor = (userId: string) => ({ userId });

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { type Leniency, ORIGINAL_VERSIONS, originalAnswer, placeAt, problemsAgainst, schemaAt } from '../helpers/original-api.js';
-import type { Difference } from './original-api.differences.js';
-import type { RouteCase } from './original-api.routes.js';
+import { type Leniency, ORIGINAL_VERSIONS, originalAnswer, placeAt, problemsAgainst, schemaAt } from '../helpers/published-shapes.js';
+import type { Difference } from './original-answers.differences.js';
+import type { RouteCase } from './original-answers.routes.js';
 
 /**
  * How one real answer is held to the original: against the success schema of every version that

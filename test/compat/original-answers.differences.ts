@@ -1,6 +1,6 @@
 /**
  * The deliberate differences between Parley's admin answers and the original's published files
- * (their shapes are carried in original-shapes.json), each named and explained. original-api.test.ts applies exactly these:
+ * (their shapes are carried in original-shapes.json), each named and explained. original-answers.test.ts applies exactly these:
  * a place they loosen is named by its address in those files, a route the original documents
  * without a JSON answer is held to the original schema named here, and a difference no answer needs
  * fails the test, so that this table (printed by the test, and the source of docs/compatibility.md)

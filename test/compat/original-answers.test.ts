@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ORIGINAL_VERSIONS } from '../helpers/original-api.js';
+import { ORIGINAL_VERSIONS } from '../helpers/published-shapes.js';
 import { startTestApp, type TestApp, testDatabases } from '../helpers/test-app.js';
-import { DIFFERENCES, type Difference, differencesMarkdown } from './original-api.differences.js';
-import { type Answer, answerOf, canonical, itemsOf, judge, type LeniencyItem, normalizedOperation, placesReached } from './original-api.judge.js';
-import { ROUTE_CASES, type RouteCase, type Scene, seedScene } from './original-api.routes.js';
+import { DIFFERENCES, type Difference, differencesMarkdown } from './original-answers.differences.js';
+import { type Answer, answerOf, canonical, itemsOf, judge, type LeniencyItem, normalizedOperation, placesReached } from './original-answers.judge.js';
+import { ROUTE_CASES, type RouteCase, type Scene, seedScene } from './original-answers.routes.js';
 
 /**
  * Every admin v2 route the contract lists (docs/contract.md, Admin API), called on a real app with realistic data, and its real answer
  * validated against the response schema the original service published for it, in both versions
- * carried in original-shapes.json (2021 686a8b6 and 2023 6e3323f; see test/helpers/original-api.ts).
+ * carried in original-shapes.json (2021 686a8b6 and 2023 6e3323f; see test/helpers/published-shapes.ts).
  * Every property the original documents must be there unless the table of deliberate differences
- * (original-api.differences.ts) says Parley leaves it out, and nothing else is loosened: a presenter
+ * (original-answers.differences.ts) says Parley leaves it out, and nothing else is loosened: a presenter
  * that renames or drops a field, or changes its type, fails here.
  */
 const problemsOf = (routeCase: RouteCase, answer: Answer, without?: LeniencyItem): string[] =>

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { adminClient } from '../helpers/admin.js';
 import { makeJpeg, multipartBody } from '../helpers/media.js';
-import type { OriginalVersion } from '../helpers/original-api.js';
+import type { OriginalVersion } from '../helpers/published-shapes.js';
 import type { TestApp } from '../helpers/test-app.js';
 
 /**
@@ -47,7 +47,7 @@ async function upload(t: TestApp, url: string, fields: Array<[string, string]>, 
 /** Users with roles and metadata, a channel with a conversation, reactions, a flag, media. */
 export async function seedScene(t: TestApp): Promise<Scene> {
   const admin = adminClient(t);
-  const tag = t.uniqueId('original-api');
+  const tag = t.uniqueId('original-answers');
   const tokens = new Map<string, string>();
   const freshUser = async (): Promise<string> => {
     const userId = t.uniqueId('origuser');
