@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { sql } from 'kysely';
+import { insertWholeChannel } from '../modules/channels/channel-bulk.store.js';
 import { hashPassword } from '../modules/identity/passwords.js';
+import { type BulkMessageRow, insertBulkMessages, prepareBulkMessageInsert } from '../modules/messages/message-bulk.store.js';
 import { insertUserRows } from '../modules/users/users.service.js';
 import type { UserRow } from '../modules/users/users.types.js';
 import type { Storage } from '../storage/database.js';
@@ -10,10 +12,10 @@ import { runTransaction } from '../storage/transactions.js';
 
 /**
  * `parley seed --demo`: realistic data for trying Parley: users with names, channels with members,
- * and conversations with comments. Rows are written in large transactions, users through the users
- * module's bulk insert, channels, members and messages straight to the tables (the same shapes the
- * services write), so a million messages take seconds, not hours. Seeding writes no outbox events:
- * nothing is "happening", the history simply exists.
+ * and conversations with comments. Rows are written in large transactions through the owners' bulk
+ * inserts (users, channels with their tags and members, messages: the same shapes the services
+ * write), so a million messages take seconds, not hours. Seeding writes no outbox events: nothing is
+ * "happening", the history simply exists.
  */
 export interface SeedOptions {
   users: number;
@@ -197,9 +199,9 @@ async function insertDemoChannels(
       const members = Array.from({ length: count }, (_, i) => userIds[(offset + i) % userIds.length] as string);
       membersOf.set(channelId, members);
       const messages = perChannel + (index < extra ? 1 : 0);
-      await trx
-        .insertInto('channels')
-        .values({
+      await insertWholeChannel(
+        trx,
+        {
           id: channelId,
           type: 'standard',
           display_name: `#${TOPICS[index % TOPICS.length]} ${index}`,
@@ -213,51 +215,23 @@ async function insertDemoChannels(
           last_activity: now,
           created_at: now,
           updated_at: now,
-        })
-        .execute();
-      await trx.insertInto('channel_tags').values({ channel_id: channelId, tag: 'demo' }).execute();
-      if (members.length > 0) {
-        await trx
-          .insertInto('channel_members')
-          .values(
-            members.map((userId) => ({
-              channel_id: channelId,
-              user_id: userId,
-              membership: 'member',
-              roles: '[]',
-              mute_until: null,
-              read_to_segment: 0,
-              last_activity: now,
-              created_at: now,
-              updated_at: now,
-            })),
-          )
-          .execute();
-      }
+        },
+        ['demo'],
+        members.map((userId) => ({
+          channel_id: channelId,
+          user_id: userId,
+          membership: 'member',
+          roles: '[]',
+          mute_until: null,
+          read_to_segment: 0,
+          last_activity: now,
+          created_at: now,
+          updated_at: now,
+        })),
+      );
       progress.advance(1);
     }
   });
-}
-
-interface SeedMessage {
-  id: string;
-  channel_id: string;
-  segment: number;
-  user_id: string;
-  type: string;
-  data: string;
-  tags: string;
-  parent_id: string | null;
-  children_number: number;
-  is_deleted: number;
-  file_id: null;
-  media: null;
-  flag_count: number;
-  reactions: string;
-  reactions_count: number;
-  edited_at: null;
-  created_at: number;
-  updated_at: number;
 }
 
 /** Messages in segment order per channel; every tenth one is a comment on the one before it. */
@@ -267,7 +241,7 @@ async function* messageRows(
   perChannel: number,
   extra: number,
   now: number,
-): AsyncGenerator<SeedMessage> {
+): AsyncGenerator<BulkMessageRow> {
   for (const [index, channelId] of channelIds.entries()) {
     const members = membersOf.get(channelId) ?? [];
     const count = perChannel + (index < extra ? 1 : 0);
@@ -318,17 +292,9 @@ async function writeMessages(
   if (sqlite) {
     // One prepared statement in large transactions: SQLite's fastest way in, while holding the
     // connection so no Kysely transaction interleaves.
-    const insert = sqlite.prepare(
-      `insert into messages (id, channel_id, segment, user_id, type, data, tags, parent_id, children_number, is_deleted, file_id, media,
-         flag_count, reactions, reactions_count, edited_at, created_at, updated_at)
-       values (@id, @channel_id, @segment, @user_id, @type, @data, @tags, @parent_id, @children_number, @is_deleted, @file_id, @media,
-         @flag_count, @reactions, @reactions_count, @edited_at, @created_at, @updated_at)`,
-    );
-    const insertMany = sqlite.transaction((batch: SeedMessage[]) => {
-      for (const row of batch) insert.run(row);
-    });
+    const insertMany = prepareBulkMessageInsert(sqlite);
     await storage.db.connection().execute(async () => {
-      let batch: SeedMessage[] = [];
+      let batch: BulkMessageRow[] = [];
       for await (const row of rows) {
         batch.push(row);
         if (batch.length === BATCH * 10) {
@@ -343,14 +309,9 @@ async function writeMessages(
       }
     });
   } else {
-    let batch: SeedMessage[] = [];
+    let batch: BulkMessageRow[] = [];
     const flush = async () => {
-      // 18 columns a row stays well under PostgreSQL's 65,535 parameters at 2,000 rows.
-      for (let start = 0; start < batch.length; start += 2000)
-        await storage.db
-          .insertInto('messages')
-          .values(batch.slice(start, start + 2000))
-          .execute();
+      await insertBulkMessages(storage.db, batch);
       progress(batch.length);
       batch = [];
     };

@@ -1,6 +1,6 @@
 import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { chunks } from '../storage/chunks.js';
-import { type Dialect, dialectOf, type Executor } from '../storage/database.js';
+import { type Dialect, dialectOf, type Executor, type Storage } from '../storage/database.js';
 import { valuesList } from '../storage/values-list.js';
 import type { OutboxTable } from '../storage/schema.js';
 import { recordAppendedEvents } from '../storage/transactions.js';
@@ -66,6 +66,25 @@ async function insertUnderLock(trx: Executor, rows: readonly NewOutboxRow[]): Pr
     ),
   );
   return ascending(inserted.rows);
+}
+
+/** Values bound per event by the statements of prepareSqliteEventInsert: channel_id, user_id, payload, created_at. */
+export const SQLITE_EVENT_WIDTH = 4;
+
+/**
+ * The raw SQLite INSERT of `rows` events of one type, for a writer running prepared statements on the
+ * raw connection inside its own transaction, where the asynchronous appendEvents cannot run; it writes
+ * the same columns. Run with SQLITE_EVENT_WIDTH values per event, it answers the new ids in row order
+ * (`returning id`). The type, a catalogue constant, is written into the text rather than bound (one
+ * value fewer per row to convert); recipient_id is null.
+ */
+export function prepareSqliteEventInsert(sqlite: NonNullable<Storage['sqlite']>, type: EventType, rows: number) {
+  const tuple = `('${type}', ?, ?, null, ?, ?)`;
+  return sqlite
+    .prepare<Array<string | number | null>, number>(
+      `insert into outbox (type, channel_id, user_id, recipient_id, payload, created_at) values ${Array(rows).fill(tuple).join(', ')} returning id`,
+    )
+    .pluck();
 }
 
 /**

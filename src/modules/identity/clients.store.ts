@@ -1,5 +1,6 @@
 import type { Executor } from '../../storage/database.js';
 import type { BotsTable, OAuthClientsTable } from '../../storage/schema.js';
+import { revokeAccessTokensOfClient } from '../tokens/access-tokens.service.js';
 
 export type ClientRow = OAuthClientsTable;
 export type BotRow = BotsTable;
@@ -68,8 +69,9 @@ export function createClientsStore(db: Executor) {
       return Number(result.numDeletedRows) > 0;
     },
 
-    async revokeAccessTokensOfClient(clientId: string, now: number): Promise<void> {
-      await db.updateTable('tokens').set({ revoked_at: now }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
+    /** The client's access tokens, revoked by the tokens module in this store's transaction. */
+    revokeAccessTokensOfClient(clientId: string, now: number): Promise<void> {
+      return revokeAccessTokensOfClient(db, clientId, now);
     },
 
     async insertBot(row: BotRow): Promise<void> {

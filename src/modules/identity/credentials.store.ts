@@ -1,9 +1,7 @@
 import type { Dialect, Executor } from '../../storage/database.js';
+import { END_USER_TOKEN_KINDS, revokeAccessTokensOfGrant, revokeEndUserToken, revokeEndUserTokensOfUser } from '../tokens/access-tokens.service.js';
 import type { AccessTokenRow, RefreshRow } from './grants.store.js';
 import type { SessionRow } from './sessions.store.js';
-
-/** The token kinds a person or a bot signs in with; admin tokens are managed apart (tokens module). */
-const END_USER_KINDS = ['user', 'bot'];
 
 /** A grant as listed: the live refresh token of one family. */
 export type GrantRow = RefreshRow;
@@ -50,7 +48,7 @@ export function createCredentialsStore(db: Executor) {
         .selectFrom('tokens')
         .selectAll()
         .where('user_id', '=', userId)
-        .where('kind', 'in', END_USER_KINDS)
+        .where('kind', 'in', END_USER_TOKEN_KINDS)
         .where('revoked_at', 'is', null)
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
         .orderBy('created_at', 'desc')
@@ -90,16 +88,8 @@ export function createCredentialsStore(db: Executor) {
     },
 
     /** Revokes one access token of the user (not an admin token); answers whether it was live. */
-    async revokeAccessToken(userId: string, tokenId: string, now: number): Promise<boolean> {
-      const result = await db
-        .updateTable('tokens')
-        .set({ revoked_at: now })
-        .where('id', '=', tokenId)
-        .where('user_id', '=', userId)
-        .where('kind', 'in', END_USER_KINDS)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+    revokeAccessToken(userId: string, tokenId: string, now: number): Promise<boolean> {
+      return revokeEndUserToken(db, userId, tokenId, now);
     },
 
     /** Revokes a grant of the user: every refresh token of the family and the access tokens issued from it. */
@@ -112,7 +102,7 @@ export function createCredentialsStore(db: Executor) {
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return false;
-      await db.updateTable('tokens').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+      await revokeAccessTokensOfGrant(db, grantId, now);
       return true;
     },
 
@@ -139,19 +129,10 @@ export function createCredentialsStore(db: Executor) {
         .where('revoked_at', 'is', null)
         .returning(['family_id', 'used_at', 'expires_at'])
         .execute();
-      const tokens = options.accessTokens
-        ? await db
-            .updateTable('tokens')
-            .set({ revoked_at: now })
-            .where('user_id', '=', userId)
-            .where('kind', 'in', END_USER_KINDS)
-            .where('revoked_at', 'is', null)
-            .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-            .executeTakeFirst()
-        : null;
+      const accessTokens = options.accessTokens ? await revokeEndUserTokensOfUser(db, userId, now) : 0;
       await db.deleteFrom('authorization_codes').where('user_id', '=', userId).execute();
       const liveGrants = new Set(families.filter((row) => row.used_at === null && row.expires_at > now).map((row) => row.family_id));
-      return { sessions: Number(endedSessions.numUpdatedRows), accessTokens: Number(tokens?.numUpdatedRows ?? 0), grants: liveGrants.size };
+      return { sessions: Number(endedSessions.numUpdatedRows), accessTokens, grants: liveGrants.size };
     },
   };
 }

@@ -1,12 +1,22 @@
 import type { Dialect, Executor } from '../../storage/database.js';
-import type { AuthorizationCodesTable, RefreshTokensTable, TokensTable } from '../../storage/schema.js';
+import type { AuthorizationCodesTable, RefreshTokensTable } from '../../storage/schema.js';
+import {
+  type AccessTokenRow,
+  deleteExpiredClientTokens,
+  insertAccessTokenRow,
+  insertAccessTokenRows,
+  revokeAccessTokensOfGrant,
+} from '../tokens/access-tokens.service.js';
 
 export type CodeRow = AuthorizationCodesTable;
 export type RefreshRow = RefreshTokensTable;
 /** An access token the token endpoint issues, in the tokens table every surface authenticates with. */
-export type AccessTokenRow = TokensTable;
+export type { AccessTokenRow } from '../tokens/access-tokens.service.js';
 
-/** Authorization codes, refresh tokens, and revoking what one grant produced. */
+/**
+ * Authorization codes, refresh tokens, and revoking what one grant produced. Access tokens belong to
+ * the tokens module, which writes them in this store's transaction.
+ */
 export function createGrantsStore(db: Executor) {
   return {
     /**
@@ -37,17 +47,13 @@ export function createGrantsStore(db: Executor) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async insertAccessToken(row: AccessTokenRow): Promise<void> {
-      await db.insertInto('tokens').values(row).execute();
+    insertAccessToken(row: AccessTokenRow): Promise<void> {
+      return insertAccessTokenRow(db, row);
     },
 
     /** One multi-row INSERT of access tokens (the token endpoint's group commit of bot tokens). */
-    async insertAccessTokens(rows: readonly AccessTokenRow[]): Promise<void> {
-      if (rows.length === 0) return;
-      await db
-        .insertInto('tokens')
-        .values([...rows])
-        .execute();
+    insertAccessTokens(rows: readonly AccessTokenRow[]): Promise<void> {
+      return insertAccessTokenRows(db, rows);
     },
 
     async insertRefresh(row: RefreshRow): Promise<void> {
@@ -85,7 +91,7 @@ export function createGrantsStore(db: Executor) {
     /** Revokes every access and refresh token issued from one authorization code. */
     async revokeGrant(grantId: string, now: number): Promise<void> {
       await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', grantId).where('revoked_at', 'is', null).execute();
-      await db.updateTable('tokens').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+      await revokeAccessTokensOfGrant(db, grantId, now);
     },
 
     /** Housekeeping: rows past any use. Used codes are kept a day longer to recognise a late replay. */
@@ -96,12 +102,8 @@ export function createGrantsStore(db: Executor) {
         .where('expires_at', '<', now - day)
         .execute();
       await db.deleteFrom('refresh_tokens').where('expires_at', '<', now).execute();
-      // Tokens issued by the token endpoint (sign-in and bots) carry their client; admin and minted ones are left alone.
-      await db
-        .deleteFrom('tokens')
-        .where('client_id', 'is not', null)
-        .where('expires_at', '<', now - day)
-        .execute();
+      // The token endpoint's access tokens, a day past expiry; admin and minted ones stay.
+      await deleteExpiredClientTokens(db, now - day);
     },
   };
 }

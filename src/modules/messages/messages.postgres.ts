@@ -1,8 +1,9 @@
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { appendEvents } from '../../events/outbox.js';
 import type { Dialect, Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { valuesList } from '../../storage/values-list.js';
+import { AUTHOR_READ_ROW, authorReadsUpdate, moveChannelCounters, pushAuthorRead, takeChannelSegments } from '../channels/channel-counters.service.js';
 import type { UserRow } from '../users/users.types.js';
 import {
   type ChannelState,
@@ -117,7 +118,7 @@ async function readUnderLocks(trx: Executor, dialect: Dialect, drafts: readonly 
 async function planTakingSegments(trx: Executor, drafts: readonly MessageDraft[]): Promise<CreatePlan> {
   const states = new Map<string, ChannelState>();
   for (const [channelId, items] of groupBy(drafts, (draft) => draft.channelId)) {
-    const taken = await takeSegments(trx, channelId, items.length, Math.max(...items.map((draft) => draft.createdAt)));
+    const taken = await takeChannelSegments(trx, channelId, items.length, Math.max(...items.map((draft) => draft.createdAt)));
     if (taken === undefined) continue;
     const closed = taken.is_closed === 1;
     states.set(channelId, { closed, muteUntil: null, lastSegment: closed ? taken.last_segment : taken.last_segment - items.length });
@@ -125,50 +126,9 @@ async function planTakingSegments(trx: Executor, drafts: readonly MessageDraft[]
   return planCreates(drafts, { channel: (channelId) => states.get(channelId), membership: () => undefined, isLiveParent: () => false });
 }
 
-/**
- * Moves an open channel's segment counter by `count` and answers where it ended, with the channel's
- * closed flag (a closed channel is left as it was); undefined when the channel does not exist.
- */
-async function takeSegments(trx: Executor, channelId: string, count: number, lastActivity: number) {
-  return trx
-    .updateTable('channels')
-    .set((eb) => {
-      const open = eb('is_closed', '=', 0);
-      return {
-        last_segment: eb
-          .case()
-          .when(open)
-          .then(eb('last_segment', '+', count))
-          .else(eb.ref('last_segment'))
-          .end(),
-        message_count: eb
-          .case()
-          .when(open)
-          .then(eb('message_count', '+', count))
-          .else(eb.ref('message_count'))
-          .end(),
-        // Never backwards, as on SQLite (max): instances whose clocks differ a little write in any order.
-        last_activity: eb.case().when(open).then(sql<number>`greatest(coalesce(last_activity, 0), ${lastActivity})`).else(eb.ref('last_activity')).end(),
-      };
-    })
-    .where('id', '=', channelId)
-    .returning(['is_closed', 'last_segment'])
-    .executeTakeFirst();
-}
-
 /** The counters of a checked batch, whose channels are locked already: segments, counts, activity, then parents. */
 async function writeCounters(trx: Executor, plan: CreatePlan): Promise<void> {
-  for (const [channelId, tally] of inLockOrder(plan.channels)) {
-    await trx
-      .updateTable('channels')
-      .set((eb) => ({
-        last_segment: tally.lastSegment,
-        message_count: eb('message_count', '+', tally.added),
-        last_activity: sql<number>`greatest(coalesce(last_activity, 0), ${tally.lastActivity})`,
-      }))
-      .where('id', '=', channelId)
-      .execute();
-  }
+  for (const [channelId, tally] of inLockOrder(plan.channels)) await moveChannelCounters(trx, channelId, tally);
   for (const [parentId, added] of inLockOrder(plan.parents)) {
     await trx
       .updateTable('messages')
@@ -201,12 +161,10 @@ const MESSAGE_COLUMNS = [
   'topic_id',
 ] as const satisfies ReadonlyArray<keyof MessageRow>;
 
-/** A VALUES list outside an insert has no target columns to take its types from. */
-const ACTIVITY_CASTS = ['::text', '::text', '::bigint', '::integer'];
-
 /**
  * One statement for a batch's rows: the messages and their tags are inserted by data-modifying CTEs,
- * and the statement itself moves each author's last activity in the channel. None of them reads what
+ * and the statement itself is the channels module's update of each author's activity and read marker
+ * (authorReadsUpdate). None of them reads what
  * another writes, so running them as one statement changes nothing but the round trips. At most
  * 19 x 256 + 2 x 256 x 100 + 4 x 256 = 57,088 parameters (the group commit's 256 drafts, 100 tags
  * each), under PostgreSQL's 65,535.
@@ -216,7 +174,7 @@ async function writeRows(trx: Executor, plan: CreatePlan): Promise<void> {
   for (const { row } of plan.written) for (const column of MESSAGE_COLUMNS) parameters.push(row[column]);
   for (const { messageId, tag } of plan.tags) parameters.push(messageId, tag);
   const activity = inLockOrder(plan.authors);
-  for (const [, author] of activity) parameters.push(author.channelId, author.userId, author.at, author.segment);
+  for (const [, author] of activity) pushAuthorRead(parameters, author);
   let next = 1;
   const take = (count: number, width: number, casts?: readonly string[]) => {
     const list = valuesList(count, width, next, casts);
@@ -229,10 +187,7 @@ async function writeRows(trx: Executor, plan: CreatePlan): Promise<void> {
   await trx.executeQuery(
     CompiledQuery.raw(
       `with new_messages as (insert into messages (${MESSAGE_COLUMNS.join(', ')}) values ${messageValues})${tagInsert}
-       update channel_members as member set last_activity = greatest(coalesce(member.last_activity, 0), activity.at),
-         read_to_segment = greatest(member.read_to_segment, activity.segment)
-       from (values ${take(activity.length, 4, ACTIVITY_CASTS)}) as activity (channel_id, user_id, at, segment)
-       where member.channel_id = activity.channel_id and member.user_id = activity.user_id and member.membership = 'member'`,
+       ${authorReadsUpdate(take(activity.length, AUTHOR_READ_ROW.width, AUTHOR_READ_ROW.casts))}`,
       parameters,
     ),
   );

@@ -1,8 +1,9 @@
 import type SQLite from 'better-sqlite3';
 import type { OutboxEvent } from '../../events/catalogue.js';
-import { toOutboxEvent } from '../../events/outbox.js';
+import { prepareSqliteEventInsert, SQLITE_EVENT_WIDTH, toOutboxEvent } from '../../events/outbox.js';
 import type { Executor } from '../../storage/database.js';
 import { announceCommittedEvents } from '../../storage/transactions.js';
+import { prepareSqliteCounterStatements } from '../channels/channel-counters.service.js';
 import type { UserRow } from '../users/users.types.js';
 import {
   type CreateOutcome,
@@ -45,30 +46,35 @@ function pushMessageValues(values: SqlValue[], row: MessageRow): void {
     row.topic_id,
   );
 }
-/** Its `message.created` outbox event (appendEvents in events/outbox.ts writes the same columns). */
-const EVENT_INSERT = {
-  into: 'insert into outbox (type, channel_id, user_id, recipient_id, payload, created_at)',
-  tuple: `('${MESSAGE_CREATED}', ?, ?, null, ?, ?)`,
-  width: 4,
-};
 /** Rows per multi-row INSERT: one statement per chunk instead of one per row. */
 const CHUNK = 32;
 
 type SqlValue = string | number | null;
 
+/** A multi-row INSERT: how many values each row binds, and its statement for n rows. */
+interface MultiInsertShape {
+  width: number;
+  prepare: (rows: number) => SQLite.Statement<SqlValue[], number>;
+}
+
+/** The INSERT of n new messages (MESSAGE_INSERT.into writes the table out, so npm run owners reads it). */
+function prepareMessageInsert(sqlite: SQLite.Database, rows: number): SQLite.Statement<SqlValue[], number> {
+  return sqlite.prepare<SqlValue[], number>(`${MESSAGE_INSERT.into} values ${Array(rows).fill(MESSAGE_INSERT.tuple).join(', ')}`);
+}
+
 /**
- * `insert into table (columns) values tuple, tuple, ...` for n rows (`into` is the statement's head, its
- * table written out so npm run owners reads it), prepared once per n, run with the rows' values as one
- * flat list of arguments (better-sqlite3 binds arguments faster than the elements of one array argument,
- * and a nested array's flat() cost more than both; measured per row: 0.63, 0.88 and 1.66 µs). With `returning`, it answers the new rows' ids in row order (`returning id`).
+ * A multi-row INSERT over any number of rows, CHUNK rows per statement, each row count's statement
+ * prepared once. The rows' values go as one flat list of arguments (better-sqlite3 binds arguments
+ * faster than the elements of one array argument, and a nested array's flat() cost more than both;
+ * measured per row: 0.63, 0.88 and 1.66 µs). With `returning`, the shape's statements answer the new
+ * rows' ids (`returning id`), and so does this, in row order.
  */
-function multiInsert(sqlite: SQLite.Database, shape: { into: string; tuple: string; width: number }, returning: boolean) {
+function multiInsert(shape: MultiInsertShape, returning: boolean) {
   const byCount = new Map<number, SQLite.Statement<SqlValue[], number>>();
   const statementFor = (rows: number): SQLite.Statement<SqlValue[], number> => {
     let statement = byCount.get(rows);
     if (!statement) {
-      const text = `${shape.into} values ${Array(rows).fill(shape.tuple).join(', ')}`;
-      statement = returning ? sqlite.prepare<SqlValue[], number>(`${text} returning id`).pluck() : sqlite.prepare<SqlValue[], number>(text);
+      statement = shape.prepare(rows);
       byCount.set(rows, statement);
     }
     return statement;
@@ -109,17 +115,12 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
   );
   const isLiveParent = sqlite.prepare<[string, string], { one: number }>('select 1 as one from messages where id = ? and channel_id = ? and is_deleted = 0');
   const insertTag = sqlite.prepare<[string, string]>('insert or ignore into message_tags (message_id, tag) values (?, ?)');
-  const insertMessages = multiInsert(sqlite, MESSAGE_INSERT, false);
-  // Mirrors events/outbox.ts appendEvents, which is asynchronous and so cannot run in this transaction.
-  const insertEvents = multiInsert(sqlite, EVENT_INSERT, true);
-  const updateChannel = sqlite.prepare<[number, number, number, string]>(
-    'update channels set last_segment = ?, message_count = message_count + ?, last_activity = max(coalesce(last_activity, 0), ?) where id = ?',
-  );
+  const insertMessages = multiInsert({ width: MESSAGE_INSERT.width, prepare: (rows) => prepareMessageInsert(sqlite, rows) }, false);
+  // Each message's `message.created` event: the outbox's own statement, as appendEvents would write it.
+  const insertEvents = multiInsert({ width: SQLITE_EVENT_WIDTH, prepare: (rows) => prepareSqliteEventInsert(sqlite, MESSAGE_CREATED, rows) }, true);
+  // The channel's counters, and the authors' read markers (an author has read their own message).
+  const { moveCounters, markAuthorRead } = prepareSqliteCounterStatements(sqlite);
   const addChildren = sqlite.prepare<[number, string]>('update messages set children_number = children_number + ? where id = ?');
-  // An author has read their own message: the read marker moves up to it.
-  const touchMember = sqlite.prepare<[number, number, string, string]>(
-    "update channel_members set last_activity = max(coalesce(last_activity, 0), ?), read_to_segment = max(read_to_segment, ?) where channel_id = ? and user_id = ? and membership = 'member'",
-  );
   const findUser = sqlite.prepare<[string], UserRow>('select * from users where id = ?');
 
   const reads: CreateReads = {
@@ -142,9 +143,9 @@ export function createSqliteMessageWriter(db: Executor, sqlite: SQLite.Database)
     insertMessages(messageValues);
     for (const { messageId, tag } of plan.tags) insertTag.run(messageId, tag);
     const eventIds = insertEvents(eventValues);
-    for (const [channelId, channel] of plan.channels) updateChannel.run(channel.lastSegment, channel.added, channel.lastActivity, channelId);
+    for (const [channelId, channel] of plan.channels) moveCounters.run(channel.lastSegment, channel.added, channel.lastActivity, channelId);
     for (const [parentId, added] of plan.parents) addChildren.run(added, parentId);
-    for (const author of plan.authors.values()) touchMember.run(author.at, author.segment, author.channelId, author.userId);
+    for (const author of plan.authors.values()) markAuthorRead.run(author.at, author.segment, author.channelId, author.userId);
     // Ids in row order (`returning id`).
     return plan.written.map(({ row, event }, index) =>
       toOutboxEvent({

@@ -1,0 +1,23 @@
+import type { Executor } from '../../storage/database.js';
+import type { ChannelRow, MemberRow } from './channels.types.js';
+
+/**
+ * A whole channel as a bulk load writes it (the demo seed): the row as given, its counters preset by
+ * the caller to the members and messages it writes alongside, then its tags and its members, one
+ * statement each. No events: the channel simply exists.
+ */
+export async function insertWholeChannel(db: Executor, channel: ChannelRow, tags: readonly string[], members: readonly MemberRow[]): Promise<void> {
+  await db.insertInto('channels').values(channel).execute();
+  if (tags.length > 0) {
+    await db
+      .insertInto('channel_tags')
+      .values(tags.map((tag) => ({ channel_id: channel.id, tag })))
+      .execute();
+  }
+  if (members.length > 0) {
+    await db
+      .insertInto('channel_members')
+      .values([...members])
+      .execute();
+  }
+}
