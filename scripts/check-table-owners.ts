@@ -56,71 +56,7 @@ function allowed(file: string, tables: readonly string[], why: string): AllowedW
  * Foreign writes that stay until their code moves behind the owner's service. Each entry must still
  * match a write (a stale one fails the check), and a write no entry names fails.
  */
-export const ALLOWED_FOREIGN_WRITES: readonly AllowedWrite[] = [
-  // The demo seed bulk-loads channels with their counters preset, their tags and members, and a million
-  // messages on one raw SQLite statement; the owners have no bulk inserts of those shapes.
-  ...allowed('src/cli/seed.ts', ['channels', 'channel_tags', 'channel_members', 'messages'], 'bulk demo rows written straight to the tables, for speed'),
-  // Access tokens that sign-in issues, revokes and purges inside identity's own transactions (grants,
-  // sign-outs under the user row's lock, client deletes); the tokens service issues and revokes admin
-  // tokens one at a time and has none of these operations.
-  { file: 'src/modules/identity/clients.store.ts', table: 'tokens', why: "a deleted client's access tokens are revoked in the delete's transaction" },
-  { file: 'src/modules/identity/credentials.store.ts', table: 'tokens', why: "a sign-out revokes the user's access tokens under the user row's lock" },
-  { file: 'src/modules/identity/grants.store.ts', table: 'tokens', why: 'the token endpoint writes access tokens in grant transactions and a group commit' },
-  // Message creation, the server's busiest write: segments, channel counters and the authors' read
-  // markers move in the create's own statements under the channel lock (one statement for the rows on
-  // PostgreSQL, prepared statements on the raw connection on SQLite).
-  ...allowed(
-    'src/modules/messages/messages.postgres.ts',
-    ['channels', 'channel_members'],
-    'message creation moves channel counters and read markers in its statements',
-  ),
-  ...allowed(
-    'src/modules/messages/messages.sqlite.ts',
-    ['channels', 'channel_members'],
-    'message creation moves channel counters and read markers in its statements',
-  ),
-  {
-    file: 'src/modules/messages/messages.sqlite.ts',
-    table: 'outbox',
-    why: 'message.created events go in the raw SQLite batch transaction, where the asynchronous appendEvents cannot run',
-  },
-  // A review clears the flags it records (the counts first, for lock order) and answers the rows it
-  // cleared; its caller, queue.reviews.ts, calls these store methods.
-  ...allowed(
-    'src/modules/moderation-queue/queue.store.ts',
-    ['messages', 'message_flags', 'users', 'user_flags'],
-    'a review clears the flagged row and its flags in the review transaction',
-  ),
-  // Erasure rewrites one user's traces in every module, in batches that a rerun finishes.
-  ...allowed(
-    'src/modules/privacy/erasure.store.ts',
-    [
-      'avatars',
-      'ban_lifts',
-      'channel_members',
-      'comments',
-      'communities',
-      'community_members',
-      'login_failures',
-      'message_flags',
-      'message_reaction_counts',
-      'message_reactions',
-      'messages',
-      'moderation_reviews',
-      'outbox',
-      'post_reactions',
-      'posts',
-      'tray_actors',
-      'tray_contributions',
-      'tray_reads',
-      'tray_records',
-      'tray_state',
-      'user_flags',
-      'users',
-    ],
-    "erasure writes the owners' tables directly instead of through their services",
-  ),
-];
+export const ALLOWED_FOREIGN_WRITES: readonly AllowedWrite[] = [];
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SCHEMA_FILE = 'src/storage/schema.ts';

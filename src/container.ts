@@ -12,17 +12,18 @@ import { createRateLimiter } from './shared/rate-limit.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createBotService } from './modules/bot/bot.service.js';
 import { createChannelsService } from './modules/channels/channels.service.js';
-import { createClientService } from './modules/client/client.service.js';
+import { createInboxService } from './modules/inbox/inbox.service.js';
 import { createBanLifts } from './modules/bans/ban-lifts.service.js';
+import { createBanCommands } from './modules/bans/bans.commands.js';
 import { createIdentity } from './modules/identity/identity.js';
 import { createMediaService } from './modules/messages/media.service.js';
 import { createMessagesService } from './modules/messages/messages.service.js';
 import { createMessageRetention, type RetentionOptions } from './modules/messages/retention.js';
 import { createSendRules } from './modules/messages/send-rules.js';
-import { createModerationService } from './modules/moderation/moderation.service.js';
-import { createModeratorService } from './modules/moderation/moderator.service.js';
+import { createModerationService } from './modules/moderation-rules/moderation.service.js';
+import { createModeratorService } from './modules/moderators/moderator.service.js';
 import { createModerationQueueService } from './modules/moderation-queue/queue.service.js';
-import { createRulesService } from './modules/moderation/rules.service.js';
+import { createRulesService } from './modules/moderation-rules/rules.service.js';
 import { createMessageFlagsService } from './modules/reactions/message-flags.service.js';
 import { createReactionsService } from './modules/reactions/reactions.service.js';
 import { createRealtimeGateway, type GatewayOptions } from './modules/realtime/realtime.gateway.js';
@@ -77,19 +78,6 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
     graceMs: config.blobSweepGraceMs,
   });
   if (orphanBlobs > 0) log.warn({ orphanBlobs }, 'removed blobs that no row points at');
-  // The audit trail of administrative actions: written just after each answer, pruned by one instance per period.
-  const audit = createAuditService({
-    db: base.db,
-    dialect: base.dialect,
-    clock: base.clock,
-    pageTokens: base.pageTokens,
-    retentionMs: config.auditRetentionMs,
-    adminTokenNames: () => base.tokens.listAdminTokens(),
-    // Entries hold ids only, so the log can keep what the database did not take.
-    onLost: (error, entries) => log.error({ err: error, auditEntries: entries }, 'audit entries were not written'),
-    onBackgroundError: (error) => log.error({ err: error }, 'audit retention prune failed'),
-  });
-  audit.start();
   // Messages older than their channel's period are deleted in batches by one instance at a time.
   const retention = createMessageRetention({
     db: base.db,
@@ -102,7 +90,22 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
   });
   retention.start();
   // Erasure and export of one user's data, through the services that own each part.
-  const privacy = createPrivacy({ db: base.db, dialect: base.dialect, clock: base.clock, blobs: base.blobs, notices: base.notices, services: content });
+  const privacy = createPrivacy({
+    db: base.db,
+    dialect: base.dialect,
+    clock: base.clock,
+    blobs: base.blobs,
+    notices: base.notices,
+    audit: base.audit,
+    services: content,
+  });
+  // Erasures a stopped process left under way are finished in the background.
+  const resumingErasures = privacy.erasure
+    .resumePending()
+    .then((count) => {
+      if (count > 0) log.info({ erasures: count }, 'finished erasures left under way');
+    })
+    .catch((error: unknown) => log.error({ err: error }, 'finishing erasures left under way failed'));
 
   const metricSources = {
     outboxLag: async () => Math.max(0, (await latestEventId(base.db)) - base.events.relay.position),
@@ -114,7 +117,6 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
     ...content,
     ...people,
     ...delivery,
-    audit,
     retention,
     privacy,
     metricSources,
@@ -124,8 +126,9 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
     trayInspector: createTrayInspector({ tray: delivery.tray.service, pageTokens: base.pageTokens, requireUser: content.users.requireUser }),
     /** Stops background work and closes the database, in the reverse order of building. */
     async close(): Promise<void> {
+      await resumingErasures;
       await retention.stop();
-      await audit.close();
+      await base.audit.close();
       await delivery.tray.stop();
       await people.banLifts.stop();
       await delivery.botRateLimiter.close();
@@ -160,7 +163,20 @@ async function buildFoundation(config: Config, log: FastifyBaseLogger, options: 
   // One network id for userinfo and the tray: PARLEY_NETWORK_ID, else an id made once per database.
   const networkId = config.networkId ?? (await loadOrCreateNetworkId(db, clock.now()));
   const blobs = createDiskBlobStore(config.dataDir);
-  return { config, log, options, storage, clock, db, dialect, pageTokens, tokens, redis, redisHealth, events, notices, networkId, blobs };
+  // The audit trail of administrative actions: written in a command's transaction or just after the answer, pruned by one instance per period.
+  const audit = createAuditService({
+    db: db,
+    dialect: dialect,
+    clock: clock,
+    pageTokens: pageTokens,
+    retentionMs: config.auditRetentionMs,
+    adminTokenNames: () => tokens.listAdminTokens(),
+    // Entries hold ids only, so the log can keep what the database did not take.
+    onLost: (error, entries) => log.error({ err: error, auditEntries: entries }, 'audit entries were not written'),
+    onBackgroundError: (error) => log.error({ err: error }, 'audit retention prune failed'),
+  });
+  audit.start();
+  return { config, log, options, storage, clock, db, dialect, pageTokens, tokens, redis, redisHealth, events, notices, networkId, blobs, audit };
 }
 
 type Foundation = Awaited<ReturnType<typeof buildFoundation>>;
@@ -186,6 +202,7 @@ async function buildContent(base: Foundation) {
     pageTokens,
     blobs,
     textGuards: [moderation.guard],
+    audit: base.audit,
     onBackgroundError: (error) => log.error({ err: error }, 'message media sweep failed'),
   });
   // Blobs of messages deleted just before a crash are removed at start.
@@ -244,7 +261,8 @@ async function buildPeople(base: Foundation, content: Content) {
   const isGloballyBanned = (userId: string) => users.isGloballyBanned(userId);
   const authenticateUser = createEndUserAuthenticator(tokens, isGloballyBanned);
   const authenticateBot = createEndUserAuthenticator(tokens, isGloballyBanned, ['bot']);
-  const client = createClientService({ db, clock, sendRules: content.sendRules, findUser: (userId) => users.findById(userId) });
+  // The caller's own view on the client API: profile, channels, read markers.
+  const inbox = createInboxService({ db, clock, sendRules: content.sendRules, findUser: (userId) => users.findById(userId) });
   const bots = createBotService({
     channels: content.channels,
     findUser: (userId) => users.findById(userId),
@@ -262,8 +280,10 @@ async function buildPeople(base: Foundation, content: Content) {
     onBackgroundError: (error) => log.error({ err: error }, 'timed ban lift failed'),
   });
   banLifts.start();
+  // Bans by hand, each with its lift and audit entry in one transaction, whoever sets them.
+  const bans = createBanCommands({ db, clock, channels: content.channels, users, audit: base.audit });
   // What a user whose roles grant a permission may do as a moderator from the client API.
-  const moderator = createModeratorService({ channels: content.channels, users, permissions, messages: content.messages, banLifts });
+  const moderator = createModeratorService({ channels: content.channels, users, permissions, messages: content.messages, bans });
   // The admin API's moderation queue: reviews act through the same services as the admin routes.
   const moderationQueue = createModerationQueueService({
     db,
@@ -273,8 +293,9 @@ async function buildPeople(base: Foundation, content: Content) {
     channels: content.channels,
     users,
     banLifts,
+    audit: base.audit,
   });
-  return { roles, webhookTargets, identity, authenticateUser, authenticateBot, client, bots, moderator, banLifts, moderationQueue };
+  return { roles, webhookTargets, identity, authenticateUser, authenticateBot, inbox, bots, moderator, banLifts, bans, moderationQueue };
 }
 
 type People = Awaited<ReturnType<typeof buildPeople>>;
@@ -317,6 +338,10 @@ async function buildDelivery(base: Foundation, content: Content, people: People)
   // A revocation ends the streams opened with the tokens it revoked, the same way.
   notices.on('user.tokensRevoked', ({ userId }) => {
     void gateway.endRevoked(userId);
+  });
+  // A deleted OAuth client's tokens are revoked with it; whose they were is not known, so every stream is checked once.
+  notices.on('oauthClient.deleted', () => {
+    void gateway.endAllRevoked();
   });
   events.relay.onEvents((batch) => gateway.deliver(batch));
   const botRateLimiter = createRateLimiter({ redis });

@@ -221,8 +221,9 @@ async function users(args: string[], print: Print, write: (text: string) => void
       write('\n');
       return;
     }
-    const erased = await container.privacy.erasure.erase(command.userId, command.mode);
-    await recordCliAction(container.db, container.clock.now(), 'users erase', 'user.erase', [{ field: 'userId', id: command.userId }]);
+    // The audit entry commits with the erasure's first transaction.
+    const note = await container.audit.note({ actor: { type: 'cli' }, operation: 'user.erase', method: 'CLI', route: 'users erase', requestId: null });
+    const erased = await container.privacy.erasure.erase(command.userId, command.mode, note);
     print(
       `erased ${command.userId}: ${Object.entries(erased)
         .map(([what, count]) => `${count} ${what}`)

@@ -23,6 +23,7 @@ export interface Database {
   users: people.UsersTable;
   user_flags: people.UserFlagsTable;
   ban_lifts: people.BanLiftsTable;
+  erasures: people.ErasuresTable;
   tokens: people.TokensTable;
   roles: people.RolesTable;
   channels: channels.ChannelsTable;

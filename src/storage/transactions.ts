@@ -80,6 +80,31 @@ export function recordAppendedEvents(executor: Executor, events: readonly Outbox
   else appendedIn.set(executor, [...events]);
 }
 
+const afterCommitOf = new WeakMap<Executor, Array<() => void>>();
+
+function runQuietly(task: () => void): void {
+  try {
+    task();
+  } catch {
+    // What runs after a commit tells others of it; its trouble must not fail the write that committed.
+  }
+}
+
+/**
+ * Runs `task` once the transaction `executor` belongs to has committed (at once outside a transaction):
+ * notices to other instances and caches go out only for what is really written, and never for a
+ * transaction that rolled back. A transaction not run by runTransaction never runs its tasks.
+ */
+export function afterCommit(executor: Executor, task: () => void): void {
+  if (!executor.isTransaction) {
+    runQuietly(task);
+    return;
+  }
+  const tasks = afterCommitOf.get(executor);
+  if (tasks) tasks.push(task);
+  else afterCommitOf.set(executor, [task]);
+}
+
 /**
  * `db.transaction().execute(work)`, run again when PostgreSQL aborted it as a deadlock victim or a
  * serialization failure, after a short random pause so the two do not meet again in step. `work` must
@@ -87,16 +112,20 @@ export function recordAppendedEvents(executor: Executor, events: readonly Outbox
  * Once it commits, the events it appended are announced to the commit listeners of `db` (the relay).
  */
 export async function runTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  // Called with a command's transaction: the work joins it, and the outermost run commits, retries and announces.
+  if (db.isTransaction) return work(db as Transaction<Database>);
   for (let attempt = 1; ; attempt += 1) {
-    // What this attempt appended, taken when work ends; announced only once the commit succeeded.
-    const appended: { events?: OutboxEvent[] | undefined } = {};
+    // What this attempt appended and asked to run after commit, taken when work ends; used only once the commit succeeded.
+    const appended: { events?: OutboxEvent[] | undefined; after?: Array<() => void> | undefined } = {};
     try {
       const result = await db.transaction().execute(async (trx) => {
         const value = await work(trx);
         appended.events = appendedIn.get(trx);
+        appended.after = afterCommitOf.get(trx);
         return value;
       });
       if (appended.events) announceCommittedEvents(db, appended.events);
+      for (const task of appended.after ?? []) runQuietly(task);
       return result;
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isRetryableConflict(error)) throw error;

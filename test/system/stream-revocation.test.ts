@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import type { BuiltApp } from '../../src/app.js';
 import { adminClient } from '../helpers/admin.js';
 import { type SignedInPerson, signedInPerson } from '../helpers/credentials.js';
+import { signInClient } from '../helpers/signin.js';
 import { startTestApp, type TestApp } from '../helpers/test-app.js';
 
 const ready = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
@@ -15,6 +16,8 @@ const CLOSE_BOUND_MS = 1000;
 const CLOSE_TOKEN_REVOKED = 4001;
 /** An hour-long heartbeat never beats during a test: a stream closed in time was closed by the revocation itself. */
 const WITHOUT_HEARTBEAT = { gateway: { heartbeatMs: 3_600_000 } };
+/** A rotated refresh token presented again is a replay at once. */
+const NO_REUSE_WINDOW = { PARLEY_REFRESH_REUSE_WINDOW_SECONDS: '0' };
 
 interface Frame {
   type: string;
@@ -73,7 +76,9 @@ type Held = 'signIn' | 'minted';
 
 interface Revocation {
   what: string;
-  revoke: (admin: ReturnType<typeof adminClient>, person: SignedInPerson, ids: CredentialIds) => Promise<LightMyRequestResponse>;
+  revoke: (admin: ReturnType<typeof adminClient>, person: SignedInPerson, ids: CredentialIds, t: TestApp) => Promise<LightMyRequestResponse>;
+  /** The revoking answer's status, when it is not 200. */
+  status?: number;
   /** Which of the person's streams it ends: those opened with the sign-in access token, the minted one, or both. */
   ends: Held[];
 }
@@ -102,6 +107,25 @@ const REVOCATIONS: Revocation[] = [
   {
     what: 'revoking a grant',
     revoke: (admin, person, ids) => admin.call('DELETE', `/api/v2/users/${person.userId}/tokens/${ids.grantId}`),
+    ends: ['signIn'],
+  },
+  {
+    // A refresh token used again after its rotation was copied: the whole grant goes (no reuse window in these apps).
+    what: 'a refresh token replayed',
+    revoke: async (_admin, person, _ids, t) => {
+      const sign = signInClient(t);
+      const basic = { id: person.client.clientId, secret: person.client.clientSecret };
+      const rotated = await sign.token({ grant_type: 'refresh_token', refresh_token: person.refreshToken }, basic);
+      expect(rotated.statusCode, rotated.body).toBe(200);
+      return sign.token({ grant_type: 'refresh_token', refresh_token: person.refreshToken }, basic);
+    },
+    status: 400,
+    ends: ['signIn'],
+  },
+  {
+    // The sign-in token was issued to the app's client; the minted one to none.
+    what: "deleting the app's OAuth client",
+    revoke: (admin, person) => admin.call('DELETE', `/api/v2/oauth/clients/${person.client.clientId}`),
     ends: ['signIn'],
   },
   {
@@ -151,11 +175,11 @@ function describeStreamRevocation(setting: () => { t: TestApp; instances: Instan
   }
 
   it.each(REVOCATIONS)('$what closes exactly the streams it revokes, on every instance, within 1 s', async (revocation) => {
-    const { admin, person, ids, channelId, streams } = await scene();
+    const { t, admin, person, ids, channelId, streams } = await scene();
     try {
-      const response = await revocation.revoke(admin, person, ids);
+      const response = await revocation.revoke(admin, person, ids, t);
       const deadline = Date.now() + CLOSE_BOUND_MS;
-      expect(response.statusCode, response.body).toBe(200);
+      expect(response.statusCode, response.body).toBe(revocation.status ?? 200);
 
       const ended = streams.filter(({ held }) => held !== 'bystander' && revocation.ends.includes(held));
       const kept = streams.filter((entry) => !ended.includes(entry));
@@ -184,7 +208,7 @@ describe('stream revocation on one SQLite instance', () => {
   let base: string;
 
   beforeAll(async () => {
-    t = await startTestApp('sqlite', {}, WITHOUT_HEARTBEAT);
+    t = await startTestApp('sqlite', NO_REUSE_WINDOW, WITHOUT_HEARTBEAT);
     base = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('http', 'ws');
   });
   afterAll(async () => {
@@ -199,7 +223,7 @@ describe.skipIf(!ready)('stream revocation on three instances sharing PostgreSQL
   const instances: Instance[] = [];
 
   beforeAll(async () => {
-    const env = { REDIS_URL: process.env.TEST_REDIS_URL as string };
+    const env = { ...NO_REUSE_WINDOW, REDIS_URL: process.env.TEST_REDIS_URL as string };
     a = await startTestApp('postgres', env, WITHOUT_HEARTBEAT);
     const b: BuiltApp = await a.startPeer(env, WITHOUT_HEARTBEAT);
     const c: BuiltApp = await a.startPeer(env, WITHOUT_HEARTBEAT);

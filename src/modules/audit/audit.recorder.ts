@@ -130,6 +130,11 @@ export function createAuditRecorder(deps: AuditRecorderDeps) {
   }
 
   return {
+    /** Learns the name of the entry's admin token before a command writes it in its own transaction. */
+    learnTokenNames,
+    /** The rows of these entries, as the recorder writes them. */
+    rowsOf,
+
     /** Queues an entry; never throws and never waits. */
     record(entry: AuditInput): void {
       if (closed || pending.length >= MAX_PENDING) {

@@ -2,10 +2,10 @@ import type { Clock } from '../../clock.js';
 import { newestFirstPage } from '../../shared/keyset.js';
 import type { PageTokens, Paging } from '../../shared/paging.js';
 import type { Dialect, Executor } from '../../storage/database.js';
-import { runTransaction } from '../../storage/transactions.js';
+import { afterCommit, runTransaction } from '../../storage/transactions.js';
 import { createAuditRecorder, type AuditRecorderDeps } from './audit.recorder.js';
 import { createAuditStore } from './audit.store.js';
-import type { AuditInput, AuditRow, AuditTarget } from './audit.types.js';
+import type { AuditInput, AuditNote, AuditRow, AuditTarget } from './audit.types.js';
 
 export interface ListAuditInput {
   actor?: string;
@@ -143,6 +143,25 @@ export function createAuditService(deps: AuditDeps) {
         keyOf: (row) => ({ at: row.at, id: row.id }),
       });
       return { rows: items, paging };
+    },
+
+    /** A note for a command about to run; the admin token's name is read now, outside the command's transaction. */
+    async note(input: Omit<AuditNote, 'written'>): Promise<AuditNote> {
+      await recorder.learnTokenNames([{ ...input, at: 0, targets: [], status: 200, errorCode: null }]);
+      return { ...input, written: false };
+    },
+
+    /**
+     * The command's entry, written in its transaction `trx` with the targets it acted on: the entry
+     * commits with the change or not at all. The note counts as written once the transaction commits.
+     */
+    async writeIn(trx: Executor, note: AuditNote, targets: AuditTarget[]): Promise<void> {
+      const { written: _written, ...input } = note;
+      const { entries, targets: rows } = recorder.rowsOf([{ ...input, at: deps.clock.now(), targets, status: 200, errorCode: null }]);
+      await createAuditStore(trx).insertEntries(entries, rows);
+      afterCommit(trx, () => {
+        note.written = true;
+      });
     },
 
     /**

@@ -24,3 +24,17 @@ export interface AuditInput {
 
 /** A stored entry, as the store reads it. */
 export type AuditRow = AuditLogTable;
+
+/**
+ * An audited action about to run as a command: who acts, the operation, and where the request came
+ * from. The command writes the entry in its own transaction (AuditService.writeIn), which marks the
+ * note written once that commits; a surface records an action whose note was not written as refused.
+ */
+export interface AuditNote {
+  readonly actor: AuditActor;
+  readonly operation: string;
+  readonly method: string;
+  readonly route: string;
+  readonly requestId: string | null;
+  written: boolean;
+}

@@ -2,7 +2,6 @@ import type { Clock } from '../../clock.js';
 import { AppError } from '../../shared/errors.js';
 import { periodicLooks } from '../../shared/periodic.js';
 import type { Executor } from '../../storage/database.js';
-import { runTransaction } from '../../storage/transactions.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 import type { UsersService } from '../users/users.service.js';
 import { createBanLiftsStore } from './ban-lifts.store.js';
@@ -63,12 +62,17 @@ async function ignoringUndone(work: () => Promise<void>): Promise<void> {
   }
 }
 
+/** Cancels every pending lift of the user's bans, in the transaction `trx` of an erasure: no sweep lifts a ban of someone being erased. */
+export async function cancelLiftsOf(trx: Executor, userId: string): Promise<void> {
+  await createBanLiftsStore(trx).removeAllOf(userId);
+}
+
 /**
  * Timed bans: a ban set for a number of minutes, globally or from a channel, by an admin route, a
  * client API moderator or a review of the moderation queue, is lifted by a sweep once its time is up.
- * The last ban decides: a ban by hand replaces the pending lift (with its own end, or none when it
- * lasts until lifted), an unban by hand cancels it, and a channel ban set again after the timed one
- * by a path that schedules nothing is left as it stands.
+ * The last ban decides: a ban by hand (bans.commands.ts) replaces the pending lift (with its own end,
+ * or none when it lasts until lifted), an unban by hand cancels it, and a channel ban set again after
+ * the timed one by a path that schedules nothing is left as it stands.
  */
 export function createBanLifts(deps: BanLiftsDeps) {
   const { db, clock, channels, users } = deps;
@@ -107,29 +111,6 @@ export function createBanLifts(deps: BanLiftsDeps) {
   }, deps.intervalMs ?? LIFT_INTERVAL_MS);
 
   return {
-    /**
-     * After a ban by hand of these users (from the channel, or globally for null): lifted `minutes`
-     * from now, replacing any pending lift; without minutes the ban lasts until lifted, and the
-     * pending lifts are cancelled. Called once the ban is set, so the lift is never older than it.
-     */
-    async afterHandBan(userIds: readonly string[], channelId: string | null, minutes?: number): Promise<void> {
-      const unique = [...new Set(userIds)];
-      if (minutes === undefined) {
-        await store.remove(unique, channelId);
-        return;
-      }
-      const now = clock.now();
-      await runTransaction(db, async (trx) => {
-        const inTrx = createBanLiftsStore(trx);
-        for (const userId of unique) await inTrx.upsert({ user_id: userId, channel_id: channelId, lift_at: now + minutes * MINUTE_MS, created_at: now });
-      });
-    },
-
-    /** After an unban by hand: there is nothing left to lift. */
-    async afterHandUnban(userIds: readonly string[], channelId: string | null): Promise<void> {
-      await store.remove([...new Set(userIds)], channelId);
-    },
-
     /**
      * In the transaction that records a review, after its ban was set: schedules the ban's lift (see
      * reviewLiftAt) or cancels the pending one. Answers when the ban is lifted, null for never.

@@ -32,6 +32,10 @@ export function createBanLiftsStore(db: Executor) {
       if (userIds.length > 0) await db.deleteFrom('ban_lifts').where('user_id', 'in', userIds).where(inScope(channelId)).execute();
     },
 
+    async removeAllOf(userId: string): Promise<void> {
+      await db.deleteFrom('ban_lifts').where('user_id', '=', userId).execute();
+    },
+
     /** Removes a lift handled by the sweep, unless another ban replaced it meanwhile. */
     async removeHandled(row: BanLiftRow): Promise<void> {
       await db

@@ -5,8 +5,8 @@ import type { Executor } from '../../storage/database.js';
 import { currentChannel, lockOpenChannel, memberEvent, requireUsers } from './channel-changes.js';
 import type { ChannelsStore } from './channels.store.js';
 
-/** Runs work in one transaction with the channels store on it. */
-export type ChannelTransaction = <T>(work: (store: ChannelsStore, trx: Executor) => Promise<T>) => Promise<T>;
+/** Runs work in one transaction with the channels store on it; within a command's transaction `within`, in that one. */
+export type ChannelTransaction = <T>(work: (store: ChannelsStore, trx: Executor) => Promise<T>, within?: Executor) => Promise<T>;
 
 async function refuseBanned(store: ChannelsStore, channelId: string, userIds: readonly string[]): Promise<void> {
   const banned = (await store.findMembers(channelId, userIds)).filter((row) => row.membership === 'banned');
@@ -24,7 +24,8 @@ async function withMembership(store: ChannelsStore, channelId: string, userIds: 
 
 /**
  * Who is in a channel: adding, removing, muting, banning and unbanning members. Each change locks the
- * open channel first, so changes of one channel (and its close) run one after another.
+ * open channel first, so changes of one channel (and its close) run one after another. A change given
+ * a command's transaction (`within`: a ban with its lift and audit entry) runs in it.
  */
 export function createMembershipActions(deps: { inTransaction: ChannelTransaction; clock: Clock }) {
   const { inTransaction, clock } = deps;
@@ -45,7 +46,7 @@ export function createMembershipActions(deps: { inTransaction: ChannelTransactio
       });
     },
 
-    async removeUsers(channelId: string, userIds: string[]): Promise<void> {
+    async removeUsers(channelId: string, userIds: string[], within?: Executor): Promise<void> {
       const now = clock.now();
       await inTransaction(async (store, trx) => {
         await lockOpenChannel(store, channelId);
@@ -54,10 +55,10 @@ export function createMembershipActions(deps: { inTransaction: ChannelTransactio
         const removed = await store.deleteMembers(channelId, unique, 'member');
         await store.addToMemberCount(channelId, -removed, now);
         if (leaving.length > 0) await appendEvents(trx, [memberEvent('member.removed', await currentChannel(store, channelId), leaving, null, now)], now);
-      });
+      }, within);
     },
 
-    async muteUsers(channelId: string, userIds: string[], mutePeriod: number): Promise<void> {
+    async muteUsers(channelId: string, userIds: string[], mutePeriod: number, within?: Executor): Promise<void> {
       const now = clock.now();
       await inTransaction(async (store) => {
         await lockOpenChannel(store, channelId);
@@ -70,10 +71,10 @@ export function createMembershipActions(deps: { inTransaction: ChannelTransactio
           });
         }
         await store.setMembersMute(channelId, unique, mutePeriod > 0 ? now + mutePeriod : null, now);
-      });
+      }, within);
     },
 
-    async ban(channelId: string, userIds: string[]): Promise<void> {
+    async ban(channelId: string, userIds: string[], within?: Executor): Promise<void> {
       const now = clock.now();
       await inTransaction(async (store, trx) => {
         await lockOpenChannel(store, channelId);
@@ -84,10 +85,10 @@ export function createMembershipActions(deps: { inTransaction: ChannelTransactio
         await store.addToMemberCount(channelId, -converted, now);
         await store.insertBanned(channelId, unique, now);
         if (leaving.length > 0) await appendEvents(trx, [memberEvent('member.removed', await currentChannel(store, channelId), leaving, null, now)], now);
-      });
+      }, within);
     },
 
-    async unban(channelId: string, userIds: string[]): Promise<void> {
+    async unban(channelId: string, userIds: string[], within?: Executor): Promise<void> {
       await inTransaction(async (store) => {
         await lockOpenChannel(store, channelId);
         const unique = [...new Set(userIds)];
@@ -99,7 +100,7 @@ export function createMembershipActions(deps: { inTransaction: ChannelTransactio
           });
         }
         await store.deleteMembers(channelId, unique, 'banned');
-      });
+      }, within);
     },
   };
 }

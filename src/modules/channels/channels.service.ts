@@ -102,7 +102,7 @@ export function advanceReadMarker(db: Executor, channelId: string, userId: strin
 export function createChannelsService(deps: { db: Executor; dialect: Dialect; clock: Clock; pageTokens: PageTokens; closeHooks: ChannelCloseHook[] }) {
   const { db, dialect, clock, pageTokens } = deps;
   const channels = createChannelsStore(db, dialect);
-  const inTransaction: ChannelTransaction = (work) => runTransaction(db, (trx) => work(createChannelsStore(trx, dialect), trx));
+  const inTransaction: ChannelTransaction = (work, within) => runTransaction(within ?? db, (trx) => work(createChannelsStore(trx, dialect), trx));
 
   return {
     /** A page of channels; `scope` leaves bots' conversations out for those who may not see them (channels.policy.ts). */
@@ -144,9 +144,9 @@ export function createChannelsService(deps: { db: Executor; dialect: Dialect; cl
       return listChannelMembers(channels, pageTokens, channelId, input);
     },
 
-    /** The user's row in the channel (member or banned), if any. */
-    findMember(channelId: string, userId: string): Promise<MemberRow | undefined> {
-      return channels.findMember(channelId, userId);
+    /** The user's row in the channel (member or banned), if any; read in a command's transaction `within` where given. */
+    findMember(channelId: string, userId: string, within?: Executor): Promise<MemberRow | undefined> {
+      return (within ? createChannelsStore(within, dialect) : channels).findMember(channelId, userId);
     },
 
     /** Whether the channel is a bot's conversation with a user (kept out of moderation). */
@@ -193,3 +193,19 @@ export function createChannelsService(deps: { db: Executor; dialect: Dialect; cl
 }
 
 export type ChannelsService = ReturnType<typeof createChannelsService>;
+
+/**
+ * An erasure drops the user's row in a closed (or missing) channel with `db` (its transaction, where
+ * it runs one): removeUsers refuses such a channel, whose member count and events concern no one.
+ */
+export function dropMemberRowOfClosedChannel(db: Executor, channelId: string, userId: string): Promise<void> {
+  return createChannelsStore(db, dialectOf(db)).deleteMemberRow(channelId, userId);
+}
+
+/**
+ * An erasure drops the rows of the user that no count includes, once it has left every open channel:
+ * the bans that kept them out, and rows of channels closed meanwhile. With `db`, as dropMemberRowOfClosedChannel.
+ */
+export function dropMembershipLeftoversOf(db: Executor, userId: string): Promise<void> {
+  return createChannelsStore(db, dialectOf(db)).deleteRowsOf(userId);
+}

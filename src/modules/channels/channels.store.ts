@@ -286,6 +286,16 @@ function memberQueries(db: Executor) {
         .where('membership', '=', 'member')
         .execute();
     },
+
+    /** The user's row in the channel, member or banned, with no count changed and no event. */
+    async deleteMemberRow(channelId: string, userId: string): Promise<void> {
+      await db.deleteFrom('channel_members').where('channel_id', '=', channelId).where('user_id', '=', userId).execute();
+    },
+
+    /** Every row of the user in every channel, member or banned, with no count changed and no event. */
+    async deleteRowsOf(userId: string): Promise<void> {
+      await db.deleteFrom('channel_members').where('user_id', '=', userId).execute();
+    },
   };
 }
 

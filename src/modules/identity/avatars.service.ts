@@ -93,3 +93,11 @@ export function createAvatarsService(deps: { db: Executor; clock: Clock; blobs: 
 }
 
 export type AvatarsService = ReturnType<typeof createAvatarsService>;
+
+/**
+ * An erasure deletes the user's avatar rows with `db` (its transaction, where it runs one); the
+ * blobs stay for the caller, which removes them once the rows are gone.
+ */
+export function deleteAvatarRowsOf(db: Executor, userId: string): Promise<void> {
+  return createAvatarsStore(db).deleteAllOf(userId);
+}

@@ -19,6 +19,11 @@ export function createAvatarsStore(db: Executor) {
       await db.deleteFrom('avatars').where('id', '=', avatarId).execute();
     },
 
+    /** Every avatar row of the user, current and former. */
+    async deleteAllOf(userId: string): Promise<void> {
+      await db.deleteFrom('avatars').where('user_id', '=', userId).execute();
+    },
+
     async find(avatarId: string): Promise<AvatarRow | undefined> {
       return db.selectFrom('avatars').selectAll().where('id', '=', avatarId).executeTakeFirst();
     },

@@ -79,7 +79,15 @@ export async function createIdentity(deps: {
 
   const authorize = createAuthorizeService({ db, clock, issuer: config.oidcIssuer, clients, findUser, afterWrite: sweepIfDue });
   const issuer = createTokenIssuer({ db, dialect: deps.dialect, clock, issuer: config.oidcIssuer, clients, rsa });
-  const token = createTokenService({ clock, clients, grants, issuer, findUser, reuseWindowMs: config.refreshReuseWindowMs });
+  const token = createTokenService({
+    clock,
+    clients,
+    grants,
+    issuer,
+    findUser,
+    reuseWindowMs: config.refreshReuseWindowMs,
+    onGrantRevoked: (userId) => deps.notices?.publish({ type: 'user.tokensRevoked', userId }),
+  });
   const basePath = new URL(config.publicUrl).pathname.replace(/\/+$/, '');
 
   return {

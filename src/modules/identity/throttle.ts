@@ -11,6 +11,17 @@ export interface ThrottleKeys {
   address: string;
 }
 
+/** The throttle's key of an account: its sign-in name as typed, trimmed, lower-cased and bounded. */
+const accountKeyOf = (username: string): string => `account:${username.trim().toLowerCase().slice(0, 150)}`;
+
+/**
+ * An erasure forgets the failed sign-ins counted against the user's account, in its transaction
+ * `trx`: their key spells the sign-in name, which goes with the rest of the profile.
+ */
+export async function forgetAccountFailures(trx: Executor, username: string): Promise<void> {
+  await createSessionsStore(trx).clearFailures(accountKeyOf(username));
+}
+
 /**
  * The login throttle. Failures are rows in the database, so every instance behind a load balancer
  * counts the same attempts. Unknown usernames count like known ones: the answer never tells which.
@@ -59,7 +70,7 @@ export function createLoginThrottle(deps: { db: Executor; clock: Clock }) {
   };
   return {
     keysFor(username: string, address: string): ThrottleKeys {
-      return { account: `account:${username.trim().toLowerCase().slice(0, 150)}`, address: `address:${address}` };
+      return { account: accountKeyOf(username), address: `address:${address}` };
     },
 
     /**

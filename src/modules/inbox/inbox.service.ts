@@ -4,11 +4,11 @@ import type { Executor } from '../../storage/database.js';
 import { advanceReadMarker } from '../channels/channels.service.js';
 import type { SendRules } from '../messages/send-rules.js';
 import type { UserRow } from '../users/users.types.js';
-import { createClientStore, type MembershipWithChannel } from './client.store.js';
+import { createInboxStore, type MembershipWithChannel } from './inbox.store.js';
 
 /** What an end-user app shows first: the caller's profile, channels and read markers. */
-export function createClientService(deps: { db: Executor; clock: Clock; sendRules: SendRules; findUser: (userId: string) => Promise<UserRow | undefined> }) {
-  const store = createClientStore(deps.db);
+export function createInboxService(deps: { db: Executor; clock: Clock; sendRules: SendRules; findUser: (userId: string) => Promise<UserRow | undefined> }) {
+  const store = createInboxStore(deps.db);
   return {
     async profileOf(actor: { userId: string }): Promise<UserRow> {
       const user = await deps.findUser(actor.userId);
@@ -33,4 +33,4 @@ export function createClientService(deps: { db: Executor; clock: Clock; sendRule
   };
 }
 
-export type ClientService = ReturnType<typeof createClientService>;
+export type InboxService = ReturnType<typeof createInboxService>;

@@ -6,7 +6,7 @@ export interface MembershipWithChannel {
   channel: ChannelsTable;
 }
 
-export function createClientStore(db: Executor) {
+export function createInboxStore(db: Executor) {
   return {
     /** The caller's channels (member rows) with the channel, most recently active first. */
     async channelsOf(userId: string, limit: number): Promise<MembershipWithChannel[]> {

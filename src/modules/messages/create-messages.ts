@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import { newObjectId } from '../../storage/ids.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
-import { dataTextsOf, labelTextsOf } from '../moderation/user-texts.js';
+import { dataTextsOf, labelTextsOf } from '../moderation-rules/user-texts.js';
 import type { TokenKind } from '../tokens/tokens.service.js';
 import type { UserRow } from '../users/users.types.js';
 import type { CreateFailure, CreateOutcome, MessageDraft, MessageWriter } from './create-rules.js';

@@ -2,7 +2,7 @@ import type fs from 'node:fs';
 import type { BlobStore } from '../../storage/blobs.js';
 import { notFound } from '../../shared/errors.js';
 import { newObjectId } from '../../storage/ids.js';
-import { labelTextsOf } from '../moderation/user-texts.js';
+import { labelTextsOf } from '../moderation-rules/user-texts.js';
 import type { Clock } from '../../clock.js';
 import { normalizeContentType, sanitizeFileName, servedContentType } from './files.js';
 import { contentTypeOf, type ProcessedImage, processImage } from './images.js';

@@ -12,7 +12,9 @@ import { notFound } from '../../shared/errors.js';
 import type { PageTokens } from '../../shared/paging.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import { type Dialect, dialectOf, type Executor } from '../../storage/database.js';
-import { runTransaction } from '../../storage/transactions.js';
+import { afterCommit, runTransaction } from '../../storage/transactions.js';
+import type { AuditNote } from '../audit/audit.types.js';
+import type { AuditService } from '../audit/audit.service.js';
 import { addToChannelMessageCount, clearChannelMessageCount } from '../channels/channels.service.js';
 import type { ChannelRow } from '../channels/channels.types.js';
 import type { UserRow } from '../users/users.types.js';
@@ -108,6 +110,11 @@ export function writeReactionSummary(trx: Executor, messageId: string, reactions
   return createMessagesStore(trx, dialectOf(trx)).writeReactionSummary(messageId, reactions, reactionsCount, now);
 }
 
+/** The message's flag count back to none, in the transaction of the review that cleared its flags (the message row first, for lock order). */
+export function resetMessageFlagCount(trx: Executor, messageId: string): Promise<void> {
+  return createMessagesStore(trx, dialectOf(trx)).resetFlagCount(messageId);
+}
+
 /** One more flag on the message, in the transaction of the reactions module that inserted it. */
 export function countMessageFlag(trx: Executor, messageId: string): Promise<void> {
   return createMessagesStore(trx, dialectOf(trx)).countFlag(messageId);
@@ -122,6 +129,8 @@ export function createMessagesService(deps: {
   pageTokens: PageTokens;
   blobs: BlobStore;
   textGuards: readonly TextGuard[];
+  /** Where a delete writes its audit entry, in its own transaction. */
+  audit: Pick<AuditService, 'writeIn'>;
   onBackgroundError?: (error: unknown) => void;
 }) {
   const { db, dialect, clock, pageTokens, blobs } = deps;
@@ -133,6 +142,25 @@ export function createMessagesService(deps: {
   const creates = createMessageCreates({ writer, clock, textGuards: deps.textGuards });
 
   const { sweepDeletedMedia, sweepSoon, referencedBlobKeys } = createMediaSweep({ store, blobs, onBackgroundError: deps.onBackgroundError });
+
+  async function deleteIn(trx: Executor, actor: MessageActor, messageId: string, note: AuditNote | null): Promise<MessageRow> {
+    const now = clock.now();
+    const inTrx = createMessagesStore(trx, dialect);
+    const found = await inTrx.findById(messageId);
+    if (!found) throw notFound('Message');
+    if (note !== null) await deps.audit.writeIn(trx, note, [{ field: 'messageId', id: messageId }]);
+    if (found.is_deleted === 1) return found;
+    await inTrx.lockChannel(found.channel_id);
+    const deleted = await inTrx.markDeleted(messageId, now, mediaAfterDelete(found.media));
+    // Deleted meanwhile by someone else: deleting is idempotent.
+    if (!deleted) return (await inTrx.findById(messageId)) as MessageRow;
+    await addToChannelMessageCount(trx, deleted.channel_id, -1);
+    if (deleted.parent_id !== null) await inTrx.addToChildren(deleted.parent_id, -1, now);
+    await redactCopies(trx, dialect, [deleted], await messageCreatedEvents(trx, [messageId]), now);
+    const event: DomainEvent = { type: 'message.deleted', channelId: deleted.channel_id, userId: actor.userId, data: presentMessage(deleted) };
+    await appendEvents(trx, [event], now);
+    return deleted;
+  }
 
   return {
     ...creates,
@@ -164,27 +192,21 @@ export function createMessagesService(deps: {
 
     byAuthor: createAuthoredMessages({ db, dialect, pageTokens }),
 
-    /** Soft delete: the record stays (isDeleted, data emptied), counters drop, blobs go after commit. */
-    async deleteMessage(actor: MessageActor, messageId: string): Promise<CreatedMessage> {
-      const now = clock.now();
-      const row = await runTransaction(db, async (trx) => {
-        const inTrx = createMessagesStore(trx, dialect);
-        const found = await inTrx.findById(messageId);
-        if (!found) throw notFound('Message');
-        if (found.is_deleted === 1) return found;
-        await inTrx.lockChannel(found.channel_id);
-        const deleted = await inTrx.markDeleted(messageId, now, mediaAfterDelete(found.media));
-        // Deleted meanwhile by someone else: deleting is idempotent.
-        if (!deleted) return (await inTrx.findById(messageId)) as MessageRow;
-        await addToChannelMessageCount(trx, deleted.channel_id, -1);
-        if (deleted.parent_id !== null) await inTrx.addToChildren(deleted.parent_id, -1, now);
-        await redactCopies(trx, dialect, [deleted], await messageCreatedEvents(trx, [messageId]), now);
-        const event: DomainEvent = { type: 'message.deleted', channelId: deleted.channel_id, userId: actor.userId, data: presentMessage(deleted) };
-        await appendEvents(trx, [event], now);
-        return deleted;
-      });
+    /**
+     * Soft delete, one command: the record stays (isDeleted, data emptied), counters drop, every copy is
+     * redacted, and the event and the audit entry (for an audited request's `note`) commit with it;
+     * blobs go after commit. Deleting a deleted message changes nothing and answers it.
+     */
+    async deleteMessage(actor: MessageActor, messageId: string, note: AuditNote | null = null): Promise<CreatedMessage> {
+      const row = await runTransaction(db, (trx) => deleteIn(trx, actor, messageId, note));
       if (row.media !== null) await sweepDeletedMedia();
       return new LazyCreatedMessage(row, await lookups.user(row.user_id));
+    },
+
+    /** deleteMessage in a command's transaction `trx` (a review of the moderation queue); its blobs go once that commits. */
+    async deleteMessageIn(trx: Executor, actor: MessageActor, messageId: string): Promise<void> {
+      const row = await deleteIn(trx, actor, messageId, null);
+      if (row.media !== null) afterCommit(trx, sweepSoon);
     },
 
     /** A ChannelCloseHook: closing a channel soft-deletes all its messages, and redacts their copies, inside the close transaction. */
@@ -210,3 +232,16 @@ export function createMessagesService(deps: {
 }
 
 export type MessagesService = ReturnType<typeof createMessagesService>;
+
+/** One flag fewer on the message, in the transaction of the reactions module that deleted it (an erased flagger's). */
+export function uncountMessageFlag(trx: Executor, messageId: string): Promise<void> {
+  return createMessagesStore(trx, dialectOf(trx)).uncountFlag(messageId);
+}
+
+/**
+ * An erasure gives these messages the placeholder author `userId`, in the caller's transaction `trx`,
+ * before (in delete mode) deleteMessagesIn deletes them: every copy then names the placeholder.
+ */
+export function reassignMessagesTo(trx: Executor, ids: readonly string[], userId: string): Promise<void> {
+  return createMessagesStore(trx, dialectOf(trx)).reassignAuthor(ids, userId);
+}

@@ -128,12 +128,27 @@ function tallyQueries(db: Executor) {
       await db.updateTable('messages').set({ reactions, reactions_count: reactionsCount, updated_at: now }).where('id', '=', messageId).execute();
     },
 
+    /** The review of the message's flags cleared them: none count any more. */
+    async resetFlagCount(messageId: string): Promise<void> {
+      await db.updateTable('messages').set({ flag_count: 0 }).where('id', '=', messageId).execute();
+    },
+
     /** An atomic increment, in the transaction that inserted the flag: flagCount stays the number of rows. */
     async countFlag(messageId: string): Promise<void> {
       await db
         .updateTable('messages')
         .set((eb) => ({ flag_count: eb('flag_count', '+', 1) }))
         .where('id', '=', messageId)
+        .execute();
+    },
+
+    /** An atomic decrement, in the transaction that deleted one flag row; a count already at zero stays. */
+    async uncountFlag(messageId: string): Promise<void> {
+      await db
+        .updateTable('messages')
+        .set((eb) => ({ flag_count: eb('flag_count', '-', 1) }))
+        .where('id', '=', messageId)
+        .where('flag_count', '>', 0)
         .execute();
     },
   };
@@ -248,6 +263,11 @@ export function createMessagesStore(db: Executor, dialect: Dialect) {
       if (fromId !== null) select = select.where('id', '>=', fromId).where((eb) => eb.or([eb('user_id', '=', userId), eb('id', '=', fromId)]));
       else select = select.where('user_id', '=', userId);
       return select.orderBy('id', 'desc').limit(limit).execute();
+    },
+
+    /** These messages name `userId` as their author, whoever wrote them. */
+    async reassignAuthor(ids: readonly string[], userId: string): Promise<void> {
+      if (ids.length > 0) await db.updateTable('messages').set({ user_id: userId }).where('id', 'in', ids).execute();
     },
 
     ...lockingQueries(db, dialect),

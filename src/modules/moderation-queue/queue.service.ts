@@ -4,6 +4,7 @@ import { AppError } from '../../shared/errors.js';
 import { type KeysetCursor, newestFirstPage } from '../../shared/keyset.js';
 import type { PageTokens, Paging } from '../../shared/paging.js';
 import type { Executor } from '../../storage/database.js';
+import type { AuditNote } from '../audit/audit.types.js';
 import { actorMay, type AdminActor, requireActorMay } from '../roles/admin-actor.js';
 import type { Permission } from '../roles/permissions.js';
 import { createReviewActions, type ReviewDeps } from './queue.reviews.js';
@@ -188,14 +189,15 @@ export function createModerationQueueService(deps: ModerationQueueDeps) {
       return { openMessages: messages.count, openUsers: users.count, latestFlagAt: times.length === 0 ? null : Math.max(...times) };
     },
 
-    async reviewMessage(reviewer: Reviewer, messageId: string, input: MessageReviewInput): Promise<ReviewRow> {
+    /** `note`: the audited request's, written in the review's transaction. */
+    async reviewMessage(reviewer: Reviewer, messageId: string, input: MessageReviewInput, note: AuditNote | null = null): Promise<ReviewRow> {
       requireMayReviewMessage(reviewer.actor, input);
-      return reviews.reviewMessage(reviewer, messageId, input);
+      return reviews.reviewMessage(reviewer, messageId, input, note);
     },
 
-    async reviewUser(reviewer: Reviewer, userId: string, input: UserReviewInput): Promise<ReviewRow> {
+    async reviewUser(reviewer: Reviewer, userId: string, input: UserReviewInput, note: AuditNote | null = null): Promise<ReviewRow> {
       requireMayReviewUser(reviewer.actor, input);
-      return reviews.reviewUser(reviewer, userId, input);
+      return reviews.reviewUser(reviewer, userId, input, note);
     },
   };
 }

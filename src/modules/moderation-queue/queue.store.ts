@@ -1,11 +1,13 @@
 import type { ChannelScope } from '../channels/channels.policy.js';
-import { type RawBuilder, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, sql, type Updateable } from 'kysely';
 import type { KeysetCursor } from '../../shared/keyset.js';
 import type { Executor } from '../../storage/database.js';
+import type { Database } from '../../storage/schema.js';
 import { CONVERSATION_TYPE } from '../channels/channels.types.js';
 import type { MessageRow } from '../messages/messages.present.js';
 import type { UserRow } from '../users/users.types.js';
 import type { FlagEntry, NamedFlag, ReviewRow, TargetType } from './queue.types.js';
+import { containingPattern } from '../../storage/like-pattern.js';
 
 /** One flagged target of the open queue: its id, how many flags it has and the newest one's time. */
 export interface FlaggedTarget {
@@ -126,41 +128,6 @@ function openQueueQueries(db: Executor) {
   };
 }
 
-/**
- * The review's clearing of flags, in its transaction: the flagged row first (its lock orders the clear
- * with a concurrent flag, which inserts its row and then increments the count, as users.store's
- * clearFlags explains), then the flags read as they are and deleted. Answers the flags cleared.
- */
-function clearingQueries(db: Executor) {
-  return {
-    async clearMessageFlags(messageId: string): Promise<FlagEntry[]> {
-      await db.updateTable('messages').set({ flag_count: 0 }).where('id', '=', messageId).execute();
-      const rows = await db
-        .selectFrom('message_flags')
-        .select(['flagger_id', 'reason', 'created_at'])
-        .where('message_id', '=', messageId)
-        .orderBy('created_at', 'desc')
-        .orderBy('flagger_id')
-        .execute();
-      await db.deleteFrom('message_flags').where('message_id', '=', messageId).execute();
-      return rows.map(flagEntryOf);
-    },
-
-    async clearUserFlags(userId: string, now: number): Promise<FlagEntry[]> {
-      await db.updateTable('users').set({ flag_count: 0, updated_at: now }).where('id', '=', userId).execute();
-      const rows = await db
-        .selectFrom('user_flags')
-        .select(['flagger_id', 'reason', 'created_at'])
-        .where('target_user_id', '=', userId)
-        .orderBy('created_at', 'desc')
-        .orderBy('flagger_id')
-        .execute();
-      await db.deleteFrom('user_flags').where('target_user_id', '=', userId).execute();
-      return rows.map(flagEntryOf);
-    },
-  };
-}
-
 /** Review records: written once, listed newest first. */
 function reviewQueries(db: Executor) {
   const asRow = (row: ReviewRow): ReviewRow => ({
@@ -194,7 +161,76 @@ function reviewQueries(db: Executor) {
 }
 
 export function createQueueStore(db: Executor) {
-  return { ...openQueueQueries(db), ...clearingQueries(db), ...reviewQueries(db) };
+  return { ...openQueueQueries(db), ...reviewQueries(db) };
 }
 
 export type QueueStore = ReturnType<typeof createQueueStore>;
+
+/** Which reviews a batch rewrites. */
+type ReviewFilter = (eb: ExpressionBuilder<Database, 'moderation_reviews'>) => Expression<SqlBool>;
+
+/** One flag of a review's snapshot, as flagsSnapshotOf writes it: `{userId, reason, createdAt}`. */
+interface SnapshotFlag {
+  userId?: unknown;
+}
+
+/**
+ * Review records keep ids and texts as they were when reviewed; these take one person out of them, a
+ * bounded batch of rows at a time, so no transaction grows with the number of reviews.
+ */
+export function createReviewRewrites(db: Executor) {
+  /** Applies `changes` to a batch of the reviews `filter` picks; answers how many. */
+  async function rewriteBatch(filter: ReviewFilter, changes: Updateable<ReviewRow>, limit: number): Promise<number> {
+    const rows = await db.selectFrom('moderation_reviews').select('id').where(filter).limit(limit).execute();
+    if (rows.length === 0) return 0;
+    const ids = rows.map((row) => row.id);
+    await db.updateTable('moderation_reviews').set(changes).where('id', 'in', ids).execute();
+    return rows.length;
+  }
+
+  return {
+    /** Reviews of the user's messages name `placeholder` as author; `dropText` also removes the text kept of the message. */
+    replaceReviewedAuthor(userId: string, placeholder: string, dropText: boolean, limit: number): Promise<number> {
+      const changes = { message_user_id: placeholder, ...(dropText ? { message_text: null } : {}) };
+      return rewriteBatch((eb) => eb('message_user_id', '=', userId), changes, limit);
+    },
+
+    /** Reviews of the user (as a flagged user) name `placeholder`. */
+    replaceReviewedUser(userId: string, placeholder: string, limit: number): Promise<number> {
+      return rewriteBatch((eb) => eb.and([eb('target_type', '=', 'user'), eb('target_id', '=', userId)]), { target_id: placeholder }, limit);
+    },
+
+    /** Reviews the user made from the console name `placeholder` as reviewer. */
+    replaceReviewer(userId: string, placeholder: string, limit: number): Promise<number> {
+      return rewriteBatch((eb) => eb.and([eb('reviewer_kind', '=', 'user'), eb('reviewer_id', '=', userId)]), { reviewer_id: placeholder }, limit);
+    },
+
+    /**
+     * The user's entries leave the flags snapshots: a batch of the reviews whose snapshot names them, in
+     * id order after `afterId`. Answers the last id looked at, or null when none is left.
+     */
+    async dropSnapshotFlags(userId: string, afterId: string, limit: number): Promise<string | null> {
+      const pattern = containingPattern(`"userId":${JSON.stringify(userId)}`);
+      const rows = await db
+        .selectFrom('moderation_reviews')
+        .select(['id', 'flags'])
+        .where('id', '>', afterId)
+        .where(sql<boolean>`flags like ${pattern} escape '\\'`)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      for (const row of rows) {
+        const flags: unknown = JSON.parse(row.flags);
+        if (!Array.isArray(flags)) continue;
+        const kept = (flags as SnapshotFlag[]).filter((flag) => flag?.userId !== userId);
+        if (kept.length !== flags.length)
+          await db
+            .updateTable('moderation_reviews')
+            .set({ flags: JSON.stringify(kept) })
+            .where('id', '=', row.id)
+            .execute();
+      }
+      return rows.length === 0 ? null : (rows[rows.length - 1]?.id ?? null);
+    },
+  };
+}

@@ -1,8 +1,10 @@
 import { maySeeChannel } from '../channels/channels.policy.js';
+import { requireMayDeleteMessage } from '../messages/messages.policy.js';
 import type { Actor } from '../roles/admin-actor.js';
 import { requireMayActOnUsers } from '../users/users.policy.js';
 import { notFound } from '../../shared/errors.js';
-import type { BanLifts } from '../bans/ban-lifts.service.js';
+import type { AuditNote } from '../audit/audit.types.js';
+import type { BanCommands } from '../bans/bans.commands.js';
 import type { ChannelsService } from '../channels/channels.service.js';
 import type { ChannelRow } from '../channels/channels.types.js';
 import type { MessageActor } from '../messages/create-messages.js';
@@ -28,7 +30,7 @@ export interface ModeratorDeps {
   permissions: PermissionsService;
   messages: MessagesService;
   /** A ban or unban by a moderator replaces a timed ban's pending lift: it lasts until lifted. */
-  banLifts: Pick<BanLifts, 'afterHandBan' | 'afterHandUnban'>;
+  bans: Pick<BanCommands, 'banFromChannel' | 'unbanFromChannel' | 'banUser'>;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface ModeratorDeps {
  * user whose roles grant the matching permission of the catalogue, and to nobody else (403 / 400301).
  */
 export function createModeratorService(deps: ModeratorDeps) {
-  const { channels, permissions, banLifts } = deps;
+  const { channels, permissions, bans } = deps;
 
   /**
    * The permission, and a channel a moderator may act on. A bot's conversation with a user answers as a
@@ -56,10 +58,10 @@ export function createModeratorService(deps: ModeratorDeps) {
 
   return {
     /** Deletes a message: its author may, and whoever holds DELETE_MESSAGE in its channel (else 403 / 400301). */
-    async deleteMessage(actor: MessageActor, messageId: string) {
+    async deleteMessage(actor: MessageActor, messageId: string, note: AuditNote | null) {
       const { row } = await deps.messages.get(messageId);
-      await permissions.requireAuthorOr(actor.userId, row.user_id, 'DELETE_MESSAGE', row.channel_id);
-      return deps.messages.deleteMessage(actor, row.id);
+      requireMayDeleteMessage({ actor: asMember(actor), permissions: await permissions.permissionsOf(actor.userId, row.channel_id) }, row);
+      return deps.messages.deleteMessage(actor, row.id, note);
     },
 
     async renameChannel(actor: ModeratorActor, channelId: string, displayName: string, guard: ModeratorTextGuard): Promise<ChannelRow> {
@@ -81,18 +83,16 @@ export function createModeratorService(deps: ModeratorDeps) {
       await channels.removeUsers(channelId, userIds);
     },
 
-    async banFromChannel(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
+    async banFromChannel(actor: ModeratorActor, channelId: string, userIds: string[], note: AuditNote | null): Promise<void> {
       await requireChannelPermission(actor, 'BAN_USER_FROM_CHANNEL', channelId);
       await requireMayActOn(actor, userIds);
-      await channels.ban(channelId, userIds);
-      await banLifts.afterHandBan(userIds, channelId);
+      await bans.banFromChannel(note, channelId, userIds);
     },
 
-    async unbanFromChannel(actor: ModeratorActor, channelId: string, userIds: string[]): Promise<void> {
+    async unbanFromChannel(actor: ModeratorActor, channelId: string, userIds: string[], note: AuditNote | null): Promise<void> {
       await requireChannelPermission(actor, 'BAN_USER_FROM_CHANNEL', channelId);
       await requireMayActOn(actor, userIds);
-      await channels.unban(channelId, userIds);
-      await banLifts.afterHandUnban(userIds, channelId);
+      await bans.unbanFromChannel(note, channelId, userIds);
     },
 
     async muteChannel(actor: ModeratorActor, channelId: string, mutePeriod: number): Promise<void> {
@@ -111,11 +111,10 @@ export function createModeratorService(deps: ModeratorDeps) {
       await channels.close(channelId);
     },
 
-    async banUser(actor: ModeratorActor, userId: string): Promise<void> {
+    async banUser(actor: ModeratorActor, userId: string, note: AuditNote | null): Promise<void> {
       await permissions.require(actor.userId, 'BAN_USER', null);
       await requireMayActOn(actor, [userId]);
-      await deps.users.setGlobalBan(userId, true);
-      await banLifts.afterHandBan([userId], null);
+      await bans.banUser(note, userId);
     },
   };
 }

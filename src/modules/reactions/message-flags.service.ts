@@ -2,10 +2,26 @@ import type { Clock } from '../../clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
-import { countMessageFlag } from '../messages/messages.service.js';
+import { countMessageFlag, resetMessageFlagCount, uncountMessageFlag } from '../messages/messages.service.js';
 import { flagReasonOf } from '../moderation-queue/flag-reason.js';
 import { createMessageFlagsStore } from './message-flags.store.js';
 import type { ReactionsService } from './reactions.service.js';
+
+/** A flag as a review takes it: who flagged, why, when. */
+export interface TakenFlag {
+  flagger_id: string;
+  reason: string | null;
+  created_at: number;
+}
+
+/**
+ * Clears the message's flags in the transaction `trx` of a review and answers them, newest first: the
+ * count first (the message row's lock orders the clear with a concurrent flag), then the rows.
+ */
+export async function takeMessageFlags(trx: Executor, messageId: string): Promise<TakenFlag[]> {
+  await resetMessageFlagCount(trx, messageId);
+  return createMessageFlagsStore(trx).takeFlags(messageId);
+}
 
 /**
  * Flags on messages from the client API: a member of the message's channel flags a message of someone
@@ -36,3 +52,17 @@ export function createMessageFlagsService(deps: {
 }
 
 export type MessageFlagsService = ReturnType<typeof createMessageFlagsService>;
+
+/**
+ * An erasure withdraws the flags the user raised on messages, up to `limit` in the caller's
+ * transaction `trx`, each message's flag count lowered with its flag; answers how many went.
+ */
+export async function withdrawMessageFlagsBy(trx: Executor, flaggerId: string, limit: number): Promise<number> {
+  const store = createMessageFlagsStore(trx);
+  const messageIds = await store.flaggedBy(flaggerId, limit);
+  for (const messageId of messageIds) {
+    await store.deleteFlag(messageId, flaggerId);
+    await uncountMessageFlag(trx, messageId);
+  }
+  return messageIds.length;
+}

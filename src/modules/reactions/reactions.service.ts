@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { appendEvents } from '../../events/outbox.js';
 import { AppError, notFound } from '../../shared/errors.js';
 import type { Paging, PageTokens } from '../../shared/paging.js';
-import type { Dialect, Executor } from '../../storage/database.js';
+import { type Dialect, dialectOf, type Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import type { MemberRow } from '../channels/channels.types.js';
@@ -226,3 +226,14 @@ export function createReactionsService(deps: {
 }
 
 export type ReactionsService = ReturnType<typeof createReactionsService>;
+
+/**
+ * A reaction on a message already deleted goes without an event (nobody sees the message's reactions
+ * any more), its name's count lowered if the row was still there: an erasure removes its user's
+ * reactions this way where `remove` answers that the message is gone. In the caller's transaction `trx`.
+ */
+export async function removeReactionOfDeletedMessage(trx: Executor, reaction: { id: string; messageId: string; reactionName: string }): Promise<void> {
+  const store = createReactionsStore(trx, dialectOf(trx));
+  if (!(await store.deleteReaction(reaction.id))) return;
+  await store.addToCount(reaction.messageId, reaction.reactionName, -1);
+}

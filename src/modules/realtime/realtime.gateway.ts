@@ -282,6 +282,11 @@ export function createRealtimeGateway(deps: { store: RealtimeStore; clock: Clock
       return endRevoked(gateway, userId);
     },
 
+    /** Ends every stream whose token has ended (an OAuth client deleted with its tokens, told through the notices). */
+    endAllRevoked(): Promise<void> {
+      return recheck(gateway);
+    },
+
     get connectionCount(): number {
       return connections.size;
     },

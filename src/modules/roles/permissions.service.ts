@@ -35,12 +35,6 @@ export function createPermissionsService(deps: { db: Executor }) {
         throw new AppError('permissionDenied', `Permission ${permission} is required.`);
       }
     },
-    /** The author of a thing acts on it freely; anyone else needs the permission (403 / 400301). */
-    async requireAuthorOr(userId: string, authorId: string, permission: Permission, channelId: string | null): Promise<void> {
-      if (userId !== authorId && !(await permissionsOf(userId, channelId)).has(permission)) {
-        throw new AppError('permissionDenied', `Permission ${permission} is required.`);
-      }
-    },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
-import type { Dialect, Executor } from '../../storage/database.js';
+import { type Dialect, dialectOf, type Executor } from '../../storage/database.js';
 import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { createPostActions, createPostReactionActions, type PostTextGuard, type SocialActor, type SocialContext } from './social-posts.js';
@@ -123,3 +123,30 @@ export function createSocialService(deps: { db: Executor; dialect: Dialect; cloc
 }
 
 export type SocialService = ReturnType<typeof createSocialService>;
+
+/**
+ * A reaction on a post already deleted goes without an event or count: an erasure removes its user's
+ * reactions this way where removeReaction answers that the post is gone. With `db` (a transaction, where the caller runs one).
+ */
+export function removeReactionOfDeletedPost(db: Executor, reactionId: string): Promise<void> {
+  return createSocialStore(db, dialectOf(db)).deleteReaction(reactionId);
+}
+
+/**
+ * An erasure blanks the user's soft-deleted posts and comments: a delete keeps the row (counts,
+ * threads) and with it the text, which is the user's to take away. With `db`, as removeReactionOfDeletedPost.
+ */
+export function blankTextsOf(db: Executor, authorId: string): Promise<void> {
+  return createSocialStore(db, dialectOf(db)).blankTextsOf(authorId);
+}
+
+/**
+ * An erasure, once the user has left every community, drops the stints that remain (ended ones, which
+ * no count includes) and names `creatorId` (the placeholder) as the creator of the communities the user
+ * created. With `db`, as removeReactionOfDeletedPost.
+ */
+export async function forgetCommunityMember(db: Executor, userId: string, creatorId: string): Promise<void> {
+  const store = createSocialStore(db, dialectOf(db));
+  await store.deleteStintsOf(userId);
+  await store.reassignCreator(userId, creatorId);
+}

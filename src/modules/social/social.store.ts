@@ -96,6 +96,16 @@ function communityQueries(db: Executor, dialect: Dialect) {
         .execute();
       return rows.map((row) => ({ communityId: row.community_id, joinedAt: Number(row.joined_at), leftAt: row.left_at === null ? null : Number(row.left_at) }));
     },
+
+    /** Every stint of the user, open or ended, with no count changed. */
+    async deleteStintsOf(userId: string): Promise<void> {
+      await db.deleteFrom('community_members').where('user_id', '=', userId).execute();
+    },
+
+    /** The communities `userId` created name `creatorId` as their creator. */
+    async reassignCreator(userId: string, creatorId: string): Promise<void> {
+      await db.updateTable('communities').set({ created_by: creatorId }).where('created_by', '=', userId).execute();
+    },
   };
 }
 
@@ -168,6 +178,12 @@ function postQueries(db: Executor, dialect: Dialect) {
 
     async deleteReaction(id: string): Promise<void> {
       await db.deleteFrom('post_reactions').where('id', '=', id).execute();
+    },
+
+    /** Empties the texts of the author's posts and comments, their rows (counts, threads) kept. */
+    async blankTextsOf(authorId: string): Promise<void> {
+      await db.updateTable('posts').set({ text: '' }).where('author_id', '=', authorId).where('text', '!=', '').execute();
+      await db.updateTable('comments').set({ text: '' }).where('author_id', '=', authorId).where('text', '!=', '').execute();
     },
   };
 }

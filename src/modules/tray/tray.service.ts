@@ -73,3 +73,20 @@ export function createTrayService(deps: {
 }
 
 export type TrayService = ReturnType<typeof createTrayService>;
+
+/**
+ * An erasure deletes the user's own tray: the records addressed to them with their actors,
+ * contributions and read marks, their read marks on other records and their last-read date.
+ * With `db` (a transaction, where the caller runs one).
+ */
+export function eraseTrayOf(db: Executor, userId: string): Promise<void> {
+  return createTrayStore(db).deleteRowsOf(ownerKeyOfUser(userId), userId);
+}
+
+/**
+ * An erasure keeps the records of others where the user acted and takes the person out of them: the
+ * name the user showed becomes `placeholderName` and the avatar goes. With `db`, as eraseTrayOf.
+ */
+export function anonymiseTrayActor(db: Executor, userId: string, placeholderName: string): Promise<void> {
+  return createTrayStore(db).renameActor(userId, placeholderName);
+}

@@ -1,7 +1,8 @@
-import type { Insertable, Selectable } from 'kysely';
+import { type Insertable, type Selectable, sql } from 'kysely';
 import type { Executor } from '../../storage/database.js';
 import type { TrayActorsTable, TrayContributionsTable, TrayRecordsTable } from '../../storage/schema.js';
 import { chunks } from '../../storage/chunks.js';
+import { containingPattern } from '../../storage/like-pattern.js';
 
 export type TrayRecordRow = Selectable<TrayRecordsTable>;
 export type TrayActorRow = TrayActorsTable;
@@ -292,8 +293,49 @@ function readMarks(db: Executor) {
   };
 }
 
+/** An actor as tray_records.actors holds it, in JSON. */
+interface StoredActor {
+  id: string;
+  name: string;
+  avatarId?: string | null;
+}
+
+/** What the tray holds of one user: their own records and read marks, and their name in records of others. */
+function personalRows(db: Executor) {
+  return {
+    /** The records `ownerKey` (the user's) owns with everything hanging off them, then the user's read marks and last-read date. */
+    async deleteRowsOf(ownerKey: string, userId: string): Promise<void> {
+      const owned = db.selectFrom('tray_records').select('id').where('owner_key', '=', ownerKey);
+      await db.deleteFrom('tray_actors').where('record_id', 'in', owned).execute();
+      await db.deleteFrom('tray_contributions').where('record_id', 'in', owned).execute();
+      await db.deleteFrom('tray_reads').where('record_id', 'in', owned).execute();
+      await db.deleteFrom('tray_records').where('owner_key', '=', ownerKey).execute();
+      await db.deleteFrom('tray_reads').where('user_id', '=', userId).execute();
+      await db.deleteFrom('tray_state').where('user_id', '=', userId).execute();
+    },
+
+    /** Wherever the actor appears (actor rows, contributions, the records' actor lists), `name` and no avatar stand instead. */
+    async renameActor(actorId: string, name: string): Promise<void> {
+      await db.updateTable('tray_actors').set({ name, avatar_id: null }).where('actor_id', '=', actorId).execute();
+      await db.updateTable('tray_contributions').set({ name, avatar_id: null }).where('actor_id', '=', actorId).execute();
+      // The id as JSON spells it.
+      const pattern = containingPattern(JSON.stringify(actorId));
+      const records = await db.selectFrom('tray_records').select(['id', 'actors']).where(sql<boolean>`actors like ${pattern} escape '\\'`).execute();
+      for (const record of records) {
+        const actors = JSON.parse(record.actors) as StoredActor[];
+        const rewritten = actors.map((actor) => (actor.id === actorId ? { ...actor, name, avatarId: null } : actor));
+        await db
+          .updateTable('tray_records')
+          .set({ actors: JSON.stringify(rewritten) })
+          .where('id', '=', record.id)
+          .execute();
+      }
+    },
+  };
+}
+
 export function createTrayStore(db: Executor) {
-  return { ...recordWrites(db), ...actorRows(db), ...historyReads(db), ...readMarks(db) };
+  return { ...recordWrites(db), ...actorRows(db), ...historyReads(db), ...readMarks(db), ...personalRows(db) };
 }
 
 export type TrayStore = ReturnType<typeof createTrayStore>;

@@ -3,7 +3,7 @@ import { AppError, notFound } from '../../shared/errors.js';
 import { newestFirstPage } from '../../shared/keyset.js';
 import { filterFields, filtersOfPage, type PageTokens, type Paging } from '../../shared/paging.js';
 import type { Executor } from '../../storage/database.js';
-import { isUniqueViolation, runTransaction } from '../../storage/transactions.js';
+import { afterCommit, isUniqueViolation, runTransaction } from '../../storage/transactions.js';
 import { parseJson } from '../../shared/values.js';
 import { jsonWithinLimit } from '../channels/channels.service.js';
 import { revokeUserCredentials } from '../identity/credentials.service.js';
@@ -214,8 +214,9 @@ export function createUsersService(deps: {
       return { rows, roles: await rolesHeldBy(rows), paging };
     },
 
-    findById(userId: string): Promise<UserRow | undefined> {
-      return users.findById(userId);
+    /** The user, read in a command's transaction `within` where given. */
+    findById(userId: string, within?: Executor): Promise<UserRow | undefined> {
+      return (within ? createUsersStore(within) : users).findById(userId);
     },
 
     /** The users of these ids that exist, in no particular order. */
@@ -235,17 +236,21 @@ export function createUsersService(deps: {
     /**
      * A ban revokes the user's sessions, grants and codes in its transaction; their access tokens
      * answer 403 / 400312 while it lasts, and the unban revokes them in its own. So an unban brings
-     * nothing back: the user signs in again (a bot asks for a new token).
+     * nothing back: the user signs in again (a bot asks for a new token). Runs in a command's
+     * transaction `within` where given.
      */
-    async setGlobalBan(userId: string, banned: boolean): Promise<void> {
-      const user = await requireUser(userId);
-      if (!banned && user.is_global_ban === 0) throw new AppError('alreadyUnbanned', 'User is not banned.');
+    async setGlobalBan(userId: string, banned: boolean, within?: Executor): Promise<void> {
       const now = deps.clock.now();
-      await runTransaction(deps.db, async (trx) => {
-        await createUsersStore(trx).setGlobalBan(userId, banned, now);
+      await runTransaction(within ?? deps.db, async (trx) => {
+        const inTrx = createUsersStore(trx);
+        const user = await inTrx.findById(userId);
+        if (!user) throw notFound('User');
+        if (!banned && user.is_global_ban === 0) throw new AppError('alreadyUnbanned', 'User is not banned.');
+        await inTrx.setGlobalBan(userId, banned, now);
         await revokeUserCredentials(trx, userId, now, { accessTokens: !banned });
+        // Told once the ban is written: an instance that reads the user's standing then reads it banned.
+        afterCommit(trx, () => deps.notices.publish({ type: 'user.globalBanChanged', userId, banned }));
       });
-      deps.notices.publish({ type: 'user.globalBanChanged', userId, banned });
     },
 
     /** The flags the user received, newest first, a page at a time, with each flagger's name. */
@@ -291,6 +296,11 @@ export type { AccountInput } from './users.store.js';
  * `trx`: the accounts of bots and admin tokens, network admins, avatars, demo users.
  */
 
+/** Clears the user's flags in the transaction `trx` of a review and answers them, newest first (the user row first, for lock order). */
+export function takeUserFlags(trx: Executor, userId: string, now: number): Promise<Array<{ flagger_id: string; reason: string | null; created_at: number }>> {
+  return createUsersStore(trx).takeFlags(userId, now);
+}
+
 /** An account (a bot, an admin token's user) with only a kind and a name; a row of that id stays as it is. */
 export function ensureAccountUser(db: Executor, input: AccountInput): Promise<void> {
   return createUsersStore(db).insertIfMissing(input);
@@ -314,4 +324,40 @@ export function insertUserRows(db: Executor, rows: readonly UserRow[]): Promise<
 /** Points the user at their new avatar, in the transaction that writes the avatar's row. */
 export function pointUserAtAvatar(db: Executor, userId: string, avatarId: string, now: number): Promise<void> {
   return createUsersStore(db).update(userId, { avatar: avatarId }, now);
+}
+
+/** Every column of a profile that names or describes the person, emptied. */
+const BLANK_PROFILE: UserChanges = {
+  display_name: null,
+  username: null,
+  password_hash: null,
+  firstname: null,
+  lastname: null,
+  email: null,
+  position: null,
+  status: null,
+  metadata: '{}',
+  extras: '{}',
+  avatar: null,
+};
+
+/**
+ * An erasure empties the user's profile in place, in its first transaction `trx`, so that what its
+ * later steps write names the user by id only; the row itself goes at its end (deleteUserRow).
+ */
+export function blankUserProfile(trx: Executor, userId: string, now: number): Promise<void> {
+  return createUsersStore(trx).update(userId, BLANK_PROFILE, now);
+}
+
+/**
+ * An erasure withdraws the flags the user raised on other users, up to `limit` in the caller's
+ * transaction `trx`, each target's flag count lowered with its flag; answers how many went.
+ */
+export function withdrawUserFlagsBy(trx: Executor, flaggerId: string, limit: number): Promise<number> {
+  return createUsersStore(trx).withdrawFlagsBy(flaggerId, limit);
+}
+
+/** An erasure deletes the users row last, in its closing transaction `trx`; the schema's cascades take the rest. */
+export function deleteUserRow(trx: Executor, userId: string): Promise<void> {
+  return createUsersStore(trx).delete(userId);
 }

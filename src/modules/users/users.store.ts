@@ -3,6 +3,7 @@ import type { KeysetCursor } from '../../shared/keyset.js';
 import type { Executor } from '../../storage/database.js';
 import { searchFold } from '../../storage/search-fold.js';
 import type { ReceivedFlagRow, UserRow } from './users.types.js';
+import { escapeLike } from '../../storage/like-pattern.js';
 
 /** The columns PUT /api/v2/users may change; undefined means "leave as it is". */
 export interface UserChanges {
@@ -26,11 +27,6 @@ export interface UserChanges {
  * it, as in searchFold. On SQLite lower() is searchFold already; the replaces change nothing there.
  */
 const folded = (column: 'display_name' | 'id') => sql`replace(replace(lower(${sql.ref(column)}), 'ς', 'σ'), ${'i\u0307'}, 'i')`;
-
-/** LIKE treats % and _ as wildcards; a search for "50%" must find the literal text. */
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
-}
 
 /** A user made by another module for its own purpose (a bot, an admin token's account): a kind and a name. */
 export interface AccountInput {
@@ -104,6 +100,11 @@ function userRows(db: Executor) {
         .execute();
     },
 
+    /** The row goes; the schema's cascades take what hangs off it (tokens, grants, sessions, flags on the user). */
+    async delete(id: string): Promise<void> {
+      await db.deleteFrom('users').where('id', '=', id).execute();
+    },
+
     async findByUsername(username: string): Promise<UserRow | undefined> {
       return db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
     },
@@ -166,6 +167,20 @@ function standingQueries(db: Executor) {
       await db.deleteFrom('user_flags').where('target_user_id', '=', id).execute();
     },
 
+    /** clearFlags answering the flags it deleted, newest first (a review keeps them in its record). */
+    async takeFlags(id: string, now: number): Promise<Array<{ flagger_id: string; reason: string | null; created_at: number }>> {
+      await db.updateTable('users').set({ flag_count: 0, updated_at: now }).where('id', '=', id).execute();
+      const rows = await db
+        .selectFrom('user_flags')
+        .select(['flagger_id', 'reason', 'created_at'])
+        .where('target_user_id', '=', id)
+        .orderBy('created_at', 'desc')
+        .orderBy('flagger_id')
+        .execute();
+      await db.deleteFrom('user_flags').where('target_user_id', '=', id).execute();
+      return rows.map((row) => ({ ...row, created_at: Number(row.created_at) }));
+    },
+
     /** Adds one flag per flagger, with its reason (or null); answers false when this flagger had already flagged the user. */
     async addFlag(targetId: string, flaggerId: string, reason: string | null, now: number): Promise<boolean> {
       const inserted = await db
@@ -180,6 +195,24 @@ function standingQueries(db: Executor) {
         .where('id', '=', targetId)
         .execute();
       return true;
+    },
+
+    /**
+     * Deletes up to `limit` flags the flagger raised on users, each target's count lowered with it
+     * (never below zero); answers how many went. An erased flagger's flags leave the targets' counts.
+     */
+    async withdrawFlagsBy(flaggerId: string, limit: number): Promise<number> {
+      const rows = await db.selectFrom('user_flags').select('target_user_id').where('flagger_id', '=', flaggerId).limit(limit).execute();
+      for (const { target_user_id } of rows) {
+        await db.deleteFrom('user_flags').where('target_user_id', '=', target_user_id).where('flagger_id', '=', flaggerId).execute();
+        await db
+          .updateTable('users')
+          .set((eb) => ({ flag_count: eb('flag_count', '-', 1) }))
+          .where('id', '=', target_user_id)
+          .where('flag_count', '>', 0)
+          .execute();
+      }
+      return rows.length;
     },
   };
 }

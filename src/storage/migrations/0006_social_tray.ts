@@ -3,7 +3,7 @@ import { dialectOf } from '../database.js';
 
 /**
  * Communities (membership kept as intervals), posts, comments and post reactions; and the
- * notification tray built from them (see docs/architecture.md, "Notification tray").
+ * notification tray built from them (see docs/decisions.md, "Notification tray").
  *
  * Tray records are stored once per owner, verb, target and 10-day window. The owner of a community
  * post record is the community ('c:<id>'), not each member: a member's history merges those records

@@ -19,6 +19,7 @@ import * as audit from './0017_audit.js';
 import * as messageRetention from './0018_message_retention.js';
 import * as moderationReviews from './0019_moderation_reviews.js';
 import * as banLifts from './0020_ban_lifts.js';
+import * as erasures from './0021_erasures.js';
 
 /**
  * Every migration, in order of name. One set serves SQLite and PostgreSQL; a
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0018_message_retention': messageRetention,
   '0019_moderation_reviews': moderationReviews,
   '0020_ban_lifts': banLifts,
+  '0021_erasures': erasures,
 };

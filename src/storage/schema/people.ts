@@ -77,3 +77,11 @@ export interface RolesTable {
   created_at: number;
   updated_at: number;
 }
+
+/** An erasure under way: its first transaction committed, its batches not all done (modules/privacy). */
+export interface ErasuresTable {
+  user_id: string;
+  /** 'delete' or 'anonymise': what the erasure does with the user's messages. */
+  messages_mode: string;
+  requested_at: number;
+}

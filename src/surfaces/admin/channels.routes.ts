@@ -9,7 +9,7 @@ import { ChannelIdParams } from '../../shared/schemas.js';
 import type { Clock } from '../../clock.js';
 import { ChannelRecord, presentChannel, presentChannelUser } from '../../modules/channels/channels.present.js';
 import type { ChannelsService } from '../../modules/channels/channels.service.js';
-import type { BanLifts } from '../../modules/bans/ban-lifts.service.js';
+import type { BanCommands } from '../../modules/bans/bans.commands.js';
 import { BanMinutes } from '../../modules/bans/ban-lifts.types.js';
 import { registerChannelReadRoutes } from './channel-reads.routes.js';
 import {
@@ -25,11 +25,12 @@ import {
   UserIdsBody,
 } from './channels.schemas.js';
 import { CHANNEL_READ, moderators } from './console-access.js';
+import { auditNoteOf } from '../shared/audit-hooks.js';
 
 const tag = { tags: ['channels'] };
 
 /** Timed channel bans: a ban sets or cancels its lift, an unban cancels it. */
-type HandBanLifts = Pick<BanLifts, 'afterHandBan' | 'afterHandUnban'>;
+type HandBans = Pick<BanCommands, 'banFromChannel' | 'unbanFromChannel'>;
 const BanUsersBody = Type.Object(
   {
     userIds: UserIdsBody.properties.userIds,
@@ -39,7 +40,7 @@ const BanUsersBody = Type.Object(
 );
 const closedIsConflict = { extraErrors: [409 as const] };
 
-export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsService; clock: Clock; banLifts: HandBanLifts }): void {
+export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsService; clock: Clock; bans: HandBans }): void {
   const { channels, clock } = deps;
 
   app.post(
@@ -126,12 +127,12 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
   );
 
   registerChannelReadRoutes(app, { channels, clock });
-  registerMembershipRoutes(app, channels, deps.banLifts);
+  registerMembershipRoutes(app, channels, deps.bans);
   registerMuteRoutes(app, channels);
   registerCloseRoutes(app, channels);
 }
 
-function registerMembershipRoutes(app: TypedApp, channels: ChannelsService, banLifts: HandBanLifts): void {
+function registerMembershipRoutes(app: TypedApp, channels: ChannelsService, bans: HandBans): void {
   const membershipRoute = (summary: string, description: string, extraErrors: Array<409>) => ({
     schema: {
       ...tag,
@@ -186,8 +187,7 @@ function registerMembershipRoutes(app: TypedApp, channels: ChannelsService, banL
     },
     async (request) => {
       const { userIds, minutes } = request.body;
-      await channels.ban(request.params.channelId, userIds);
-      await banLifts.afterHandBan(userIds, request.params.channelId, minutes);
+      await bans.banFromChannel(auditNoteOf(request), request.params.channelId, userIds, minutes);
       return { status: 'success' as const };
     },
   );
@@ -203,8 +203,7 @@ function registerMembershipRoutes(app: TypedApp, channels: ChannelsService, banL
       ),
     },
     async (request) => {
-      await channels.unban(request.params.channelId, request.body.userIds);
-      await banLifts.afterHandUnban(request.body.userIds, request.params.channelId);
+      await bans.unbanFromChannel(auditNoteOf(request), request.params.channelId, request.body.userIds);
       return { status: 'success' as const };
     },
   );

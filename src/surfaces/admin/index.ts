@@ -47,10 +47,10 @@ export function adminSurface(container: Container) {
     });
     // Every write of this surface is recorded in the audit trail (before the routes: it names them as they register).
     installAudit(scope, { audit: container.audit, clock }, true);
-    registerChannelRoutes(scope, { channels: container.channels, clock, banLifts: container.banLifts });
+    registerChannelRoutes(scope, { channels: container.channels, clock, bans: container.bans });
     registerMessageRoutes(scope, { messages: container.messages, clock });
     registerMediaRoutes(scope, { media: container.media });
-    registerUserRoutes(scope, { users: container.users, banLifts: container.banLifts });
+    registerUserRoutes(scope, { users: container.users, bans: container.bans });
     registerRoleRoutes(scope, { roles: container.roles });
     registerRuleRoutes(scope, { rules: container.rules });
     registerReactionRoutes(scope, { reactions: container.reactions });

@@ -10,6 +10,7 @@ import { MessageRecord, presentMessage } from '../../modules/messages/messages.p
 import type { MessagesService } from '../../modules/messages/messages.service.js';
 import { asJsonText, createdAnswer, MessageIdParams, messagesAnswer, MessagesAnswer, presentAuthorJson } from '../shared/message-answers.js';
 import { CHANNEL_READ, moderators, networkAdmins } from './console-access.js';
+import { auditNoteOf } from '../shared/audit-hooks.js';
 
 const tag = { tags: ['messages'] };
 const PageSize = Type.Integer({ minimum: 1, maximum: 100 });
@@ -130,7 +131,7 @@ export function registerMessageRoutes(app: TypedApp, deps: { messages: MessagesS
       },
     },
     async (request) => {
-      const { record, author } = await messages.deleteMessage(principalOf(request), request.params.messageId);
+      const { record, author } = await messages.deleteMessage(principalOf(request), request.params.messageId, auditNoteOf(request));
       return messagesAnswer([record], [author]);
     },
   );

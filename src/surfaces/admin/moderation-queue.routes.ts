@@ -20,6 +20,7 @@ import type { Paging } from '../../shared/paging.js';
 import { Id, StringEnum } from '../../shared/schemas.js';
 import { PagingRecord } from '../shared/message-answers.js';
 import { MODERATION, moderators } from './console-access.js';
+import { auditNoteOf } from '../shared/audit-hooks.js';
 
 const tag = { tags: ['admin moderation queue'] };
 const PAGING_EXAMPLE = { next: 'eyJhIjoxNzQxOTQ1MjAyMTE0fQ.x3Jf', prev: null };
@@ -200,7 +201,9 @@ function registerReviewRoutes(app: TypedApp, deps: { queue: ModerationQueueServi
         response: answers(ReviewAnswer, { extraErrors: [409] }),
       },
     },
-    async (request) => ({ review: presentReview(await queue.reviewMessage(reviewerOf(request), request.params.messageId, request.body)) }),
+    async (request) => ({
+      review: presentReview(await queue.reviewMessage(reviewerOf(request), request.params.messageId, request.body, auditNoteOf(request))),
+    }),
   );
 
   app.post(
@@ -219,6 +222,6 @@ function registerReviewRoutes(app: TypedApp, deps: { queue: ModerationQueueServi
         response: answers(ReviewAnswer, { extraErrors: [409] }),
       },
     },
-    async (request) => ({ review: presentReview(await queue.reviewUser(reviewerOf(request), request.params.userId, request.body)) }),
+    async (request) => ({ review: presentReview(await queue.reviewUser(reviewerOf(request), request.params.userId, request.body, auditNoteOf(request))) }),
   );
 }

@@ -6,6 +6,7 @@ import type { Privacy } from '../../modules/privacy/privacy.js';
 import { OpenObject, StringEnum } from '../../shared/schemas.js';
 import { UserIdParams } from './identity.schemas.js';
 import { networkAdmins } from './console-access.js';
+import { auditNoteOf } from '../shared/audit-hooks.js';
 
 const tag = { tags: ['users'] };
 
@@ -117,7 +118,10 @@ export function registerPrivacyRoutes(app: TypedApp, deps: { privacy: Privacy })
         response: answers(Erased),
       },
     },
-    async (request) => ({ status: 'success' as const, erased: await privacy.erasure.erase(request.params.userId, request.query.messages ?? 'delete') }),
+    async (request) => ({
+      status: 'success' as const,
+      erased: await privacy.erasure.erase(request.params.userId, request.query.messages ?? 'delete', auditNoteOf(request)),
+    }),
   );
 
   app.get(

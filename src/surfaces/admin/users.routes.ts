@@ -5,10 +5,11 @@ import { Id, Metadata, StringEnum } from '../../shared/schemas.js';
 import { presentRole, RoleRecord } from '../../modules/roles/roles.present.js';
 import { presentUser, UserRecord } from '../../modules/users/users.present.js';
 import type { UsersService } from '../../modules/users/users.service.js';
-import type { BanLifts } from '../../modules/bans/ban-lifts.service.js';
+import type { BanCommands } from '../../modules/bans/bans.commands.js';
 import { BanMinutes } from '../../modules/bans/ban-lifts.types.js';
 import { PagingRecord } from '../shared/message-answers.js';
 import { moderators } from './console-access.js';
+import { auditNoteOf } from '../shared/audit-hooks.js';
 
 const tag = { tags: ['users'] };
 const Text = (maxLength: number) => Type.String({ maxLength });
@@ -76,8 +77,8 @@ const UserListAnswer = Type.Object(
   },
 );
 
-export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; banLifts: Pick<BanLifts, 'afterHandBan' | 'afterHandUnban'> }): void {
-  const { users, banLifts } = deps;
+export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; bans: Pick<BanCommands, 'banUser' | 'unbanUser'> }): void {
+  const { users, bans } = deps;
 
   app.get(
     '/users',
@@ -137,8 +138,7 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; b
       },
     },
     async (request) => {
-      await users.setGlobalBan(request.body.userId, true);
-      await banLifts.afterHandBan([request.body.userId], null, request.body.minutes);
+      await bans.banUser(auditNoteOf(request), request.body.userId, request.body.minutes);
       return { status: 'success' as const };
     },
   );
@@ -158,8 +158,7 @@ export function registerUserRoutes(app: TypedApp, deps: { users: UsersService; b
       },
     },
     async (request) => {
-      await users.setGlobalBan(request.body.userId, false);
-      await banLifts.afterHandUnban([request.body.userId], null);
+      await bans.unbanUser(auditNoteOf(request), request.body.userId);
       return { status: 'success' as const };
     },
   );

@@ -5,7 +5,7 @@ import { answers, JSON_AND_FORM } from '../../http/responses.js';
 import { ChannelIdParams, Segment } from '../../shared/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { ChannelRecord, ChannelUserRecord, presentChannel, presentChannelUser } from '../../modules/channels/channels.present.js';
-import type { ClientService } from '../../modules/client/client.service.js';
+import type { InboxService } from '../../modules/inbox/inbox.service.js';
 import { presentUser, UserRecord } from '../../modules/users/users.present.js';
 import { exampleOf } from './client.schemas.js';
 
@@ -42,8 +42,8 @@ const ReadAnswer = Type.Object(
 );
 
 /** The caller's own profile and channels: what an end-user app shows first. */
-export function registerClientBasicsRoutes(app: TypedApp, deps: { client: ClientService; clock: Clock }): void {
-  const { client } = deps;
+export function registerClientBasicsRoutes(app: TypedApp, deps: { inbox: InboxService; clock: Clock }): void {
+  const { inbox } = deps;
 
   app.get(
     '/me',
@@ -55,7 +55,7 @@ export function registerClientBasicsRoutes(app: TypedApp, deps: { client: Client
         response: answers(UserRecord),
       },
     },
-    async (request) => presentUser(await client.profileOf(principalOf(request))),
+    async (request) => presentUser(await inbox.profileOf(principalOf(request))),
   );
 
   app.get(
@@ -71,7 +71,7 @@ export function registerClientBasicsRoutes(app: TypedApp, deps: { client: Client
     },
     async (request) => {
       const now = deps.clock.now();
-      const rows = await client.channelsOf(principalOf(request), request.query.limit ?? 100);
+      const rows = await inbox.channelsOf(principalOf(request), request.query.limit ?? 100);
       return {
         channels: rows.map(({ channel, member }) => ({
           channel: presentChannel(channel, now),
@@ -98,7 +98,7 @@ export function registerClientBasicsRoutes(app: TypedApp, deps: { client: Client
       },
     },
     async (request) => {
-      const readTo = await client.markRead(principalOf(request), request.params.channelId, request.body.segment);
+      const readTo = await inbox.markRead(principalOf(request), request.params.channelId, request.body.segment);
       return { status: 'success' as const, readToSegment: readTo };
     },
   );

@@ -27,7 +27,7 @@ export function clientSurface(container: Container) {
     });
     // Moderators' actions are recorded in the audit trail (before the routes: it names them as they register).
     installAudit(scope, { audit: container.audit, clock }, false);
-    registerClientBasicsRoutes(scope, { client: container.client, clock });
+    registerClientBasicsRoutes(scope, { inbox: container.inbox, clock });
     registerClientModerationRoutes(scope, { moderator: container.moderator, moderation: container.moderation, users: container.users, clock });
     registerSocialRoutes(scope, { social: container.social });
     registerClientMessageActionRoutes(scope, { reactions: container.reactions, flags: container.messageFlags });

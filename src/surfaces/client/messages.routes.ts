@@ -13,11 +13,12 @@ import { cachedJson, createdAnswer, MessageIdParams } from '../shared/message-an
 import type { MessagesService } from '../../modules/messages/messages.service.js';
 import { readMultipartBody, uploadOf } from '../../http/multipart.js';
 import type { SendRules } from '../../modules/messages/send-rules.js';
-import type { ModeratorService } from '../../modules/moderation/moderator.service.js';
+import type { ModeratorService } from '../../modules/moderators/moderator.service.js';
 import type { UserRow } from '../../modules/users/users.types.js';
 import { ClientMessagesAnswer } from './client.schemas.js';
 import { FileDownloadAnswers, FileUploadBody, ImageDownloadAnswers, ImageQuery, ImageUploadBody, MessagesQuery, NewMessageBody } from './messages.schemas.js';
 import { presentPublicUser } from './public-user.present.js';
+import { auditNoteOf } from '../shared/audit-hooks.js';
 
 const tag = { tags: ['client messages'] };
 const MULTIPART = ['multipart/form-data'];
@@ -257,7 +258,7 @@ function registerMessageDeleteRoute(app: TypedApp, deps: ClientMessageDeps): voi
       },
     },
     async (request) => {
-      const { record, author } = await moderator.deleteMessage(principalOf(request), request.params.messageId);
+      const { record, author } = await moderator.deleteMessage(principalOf(request), request.params.messageId, auditNoteOf(request));
       return answer([record], [author]);
     },
   );

@@ -6,12 +6,13 @@ import type { TypedApp } from '../../http/typed-app.js';
 import { ChannelRecord } from '../../modules/channels/channels.present.js';
 import { presentChannel } from '../../modules/channels/channels.present.js';
 import { MAX_MUTE_PERIOD_MS } from '../../modules/channels/channels.service.js';
-import type { ModerationService } from '../../modules/moderation/moderation.service.js';
-import type { ModeratorService } from '../../modules/moderation/moderator.service.js';
+import type { ModerationService } from '../../modules/moderation-rules/moderation.service.js';
+import type { ModeratorService } from '../../modules/moderators/moderator.service.js';
 import type { UsersService } from '../../modules/users/users.service.js';
 import { ChannelIdParams, Id, IdList } from '../../shared/schemas.js';
 import { exampleOf } from './client.schemas.js';
 import { FlagBody } from './message-actions.routes.js';
+import { auditNoteOf } from '../shared/audit-hooks.js';
 
 const tag = { tags: ['client moderation'] };
 const UserIds = Type.Object({ userIds: IdList('Users to act on', 1) }, { examples: [{ userIds: ['bob'] }] });
@@ -95,7 +96,7 @@ function registerChannelEditRoutes(app: TypedApp, deps: ClientModerationDeps): v
     '/channels/:channelId/users/ban',
     { config: { audit: 'channel.banUsers' }, schema: memberAction('Ban from a channel (BAN_USER_FROM_CHANNEL)', 'Bans users from the channel.') },
     async (request) => {
-      await moderator.banFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
+      await moderator.banFromChannel(principalOf(request), request.params.channelId, request.body.userIds, auditNoteOf(request));
       return { status: 'success' as const };
     },
   );
@@ -104,7 +105,7 @@ function registerChannelEditRoutes(app: TypedApp, deps: ClientModerationDeps): v
     '/channels/:channelId/users/unban',
     { config: { audit: 'channel.unbanUsers' }, schema: memberAction('Unban (BAN_USER_FROM_CHANNEL)', 'Lifts channel bans.') },
     async (request) => {
-      await moderator.unbanFromChannel(principalOf(request), request.params.channelId, request.body.userIds);
+      await moderator.unbanFromChannel(principalOf(request), request.params.channelId, request.body.userIds, auditNoteOf(request));
       return { status: 'success' as const };
     },
   );
@@ -180,7 +181,7 @@ function registerUserModerationRoutes(app: TypedApp, deps: ClientModerationDeps)
       },
     },
     async (request) => {
-      await moderator.banUser(principalOf(request), request.params.userId);
+      await moderator.banUser(principalOf(request), request.params.userId, auditNoteOf(request));
       return { status: 'success' as const };
     },
   );

@@ -4,6 +4,7 @@ import { toAppError } from '../../http/error-handler.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { targetsOf } from '../../modules/audit/audit.targets.js';
 import type { AuditService } from '../../modules/audit/audit.service.js';
+import type { AuditActor, AuditNote } from '../../modules/audit/audit.types.js';
 import { ERRORS } from '../../shared/errors.js';
 
 declare module 'fastify' {
@@ -17,6 +18,21 @@ declare module 'fastify' {
   }
 }
 
+/** The notes of the audited requests in flight; a route hands its request's note to the command it runs. */
+const notes = new WeakMap<FastifyRequest, AuditNote>();
+
+/**
+ * The note of an audited request, for the command the route runs: the command writes the entry in its
+ * own transaction. Null where the route records nothing (no operation, or no authenticated caller).
+ */
+export function auditNoteOf(request: FastifyRequest): AuditNote | null {
+  return notes.get(request) ?? null;
+}
+
+function actorOf(principal: NonNullable<FastifyRequest['principal']>): AuditActor {
+  return principal.kind === 'admin' ? { type: 'admin', tokenId: principal.tokenId, userId: principal.userId } : { type: 'user', userId: principal.userId };
+}
+
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** A route that names no operation: on the admin API a write is recorded under its pattern, else nothing. */
@@ -25,9 +41,10 @@ function operationOf(method: string, url: string, recordEveryWrite: boolean): st
 }
 
 /**
- * Records the surface's administrative actions in the audit trail as they are answered: who (the
- * admin token or the moderator), the operation, the ids it named, the status and error code, and the
- * request id. Only authenticated requests are recorded: an unknown caller names no actor, and
+ * Records the surface's administrative actions in the audit trail: who (the admin token or the
+ * moderator), the operation, the ids it named, the status and error code, and the request id. A
+ * command (a ban, a delete, a review, an erasure) writes its entry in its own transaction from the
+ * request's note (auditNoteOf); every other action, and every refusal, is recorded as it is answered. Only authenticated requests are recorded: an unknown caller names no actor, and
  * recording them would let anyone fill the trail. `recordEveryWrite`: every POST, PUT, PATCH and
  * DELETE of the surface (the admin API); otherwise only the catalogue's routes (the client API).
  * Call before the surface's routes are registered.
@@ -45,14 +62,22 @@ export function installAudit(scope: TypedApp, deps: { audit: AuditService; clock
     errorCodes.set(request, ERRORS[toAppError(error).kind].code);
     done();
   });
+  // Before the handler, so a command the route runs can write the entry in its own transaction.
+  scope.addHook('preHandler', async (request) => {
+    const { config } = request.routeOptions;
+    const principal = request.principal;
+    if (!config.audit || principal === null) return;
+    const route = request.routeOptions.url ?? '';
+    notes.set(request, await audit.note({ actor: actorOf(principal), operation: config.audit, method: request.method, route, requestId: request.id }));
+  });
+  // What a command wrote in its transaction is not written twice; everything else (refusals included) is written here.
   scope.addHook('onResponse', (request, reply, done) => {
     const { config } = request.routeOptions;
     const principal = request.principal;
-    if (config.audit && principal !== null) {
+    if (config.audit && principal !== null && notes.get(request)?.written !== true) {
       audit.record({
         at: clock.now(),
-        actor:
-          principal.kind === 'admin' ? { type: 'admin', tokenId: principal.tokenId, userId: principal.userId } : { type: 'user', userId: principal.userId },
+        actor: actorOf(principal),
         operation: config.audit,
         method: request.method,
         route: request.routeOptions.url ?? '',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildAutomaton } from '../../../src/modules/moderation/automaton.js';
-import { BOUNDARY, foldText } from '../../../src/modules/moderation/fold.js';
+import { buildAutomaton } from '../../../src/modules/moderation-rules/automaton.js';
+import { BOUNDARY, foldText } from '../../../src/modules/moderation-rules/fold.js';
 
 /**
  * The automaton against a naive search, on random rule sets and texts: same answer on whether a

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractLinks, parseWhitelistRule } from '../../../src/modules/moderation/links.js';
-import { type BlacklistEntry, compileMatcher } from '../../../src/modules/moderation/matcher.js';
+import { extractLinks, parseWhitelistRule } from '../../../src/modules/moderation-rules/links.js';
+import { type BlacklistEntry, compileMatcher } from '../../../src/modules/moderation-rules/matcher.js';
 
 /** Pure unit tests of the compiled matcher: no database, no HTTP. */
 const blacklist = (...entries: Array<[string, boolean]>) =>

@@ -633,10 +633,11 @@ describe('who may use the moderation queue', () => {
       db: t.storage.db,
       clock: t.clock,
       pageTokens: createPageTokens('permissions-test'),
-      messages: { deleteMessage: untouched },
+      messages: { deleteMessageIn: untouched },
       channels: { muteUsers: untouched, ban: untouched, findMember: untouched },
       users: { setGlobalBan: untouched, findById },
       banLifts: { afterReviewBan: untouched },
+      audit: { writeIn: untouched },
     });
   }
   const moderator = (...permissions: Permission[]): AdminActor => ({ kind: 'user', userId: 'mod', networkAdmin: false, permissions: new Set(permissions) });

@@ -27,7 +27,7 @@ function checkVerifier(code: CodeRow, verifier: string | null): void {
  * (RFC 6749 section 4.1.2) and revokes every token issued from the code.
  */
 export async function grantAuthorizationCode(
-  deps: { clock: Clock; grants: GrantsStore; issuer: TokenIssuer; findUser: FindUser },
+  deps: { clock: Clock; grants: GrantsStore; issuer: TokenIssuer; findUser: FindUser; onGrantRevoked?: (userId: string) => void },
   client: OAuthClient,
   form: URLSearchParams,
 ): Promise<SignInTokenResponse> {
@@ -43,6 +43,7 @@ export async function grantAuthorizationCode(
   const now = deps.clock.now();
   const replay = async () => {
     await deps.grants.revokeGrant(code.id, now);
+    deps.onGrantRevoked?.(code.user_id);
     return oauthError('invalid_grant', 'The code was already used; the tokens issued from it are revoked.');
   };
   if (code.used_at !== null) throw await replay();

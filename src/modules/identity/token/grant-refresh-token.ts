@@ -29,6 +29,8 @@ export interface RefreshGrantDeps {
   findUser: FindUser;
   /** How long after its rotation the same client may present a refresh token again (0: never). */
   reuseWindowMs: number;
+  /** Told after a replay revoked the user's grant: their streams opened with its tokens end on every instance. */
+  onGrantRevoked?: (userId: string) => void;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function grantRefreshToken(deps: RefreshGrantDeps, client: OAuthCli
   const now = deps.clock.now();
   const replay = async () => {
     await deps.grants.revokeGrant(token.family_id, now);
+    deps.onGrantRevoked?.(token.user_id);
     return oauthError('invalid_grant', 'The refresh token was already used; its whole family is revoked.');
   };
   if (token.revoked_at !== null) {

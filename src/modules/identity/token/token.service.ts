@@ -38,7 +38,10 @@ function readForm(request: TokenRequest): URLSearchParams {
  * grant's own steps. Every failure is an OAuth error (oauth-errors.ts).
  */
 export function createTokenService(
-  deps: { clock: Clock; clients: ClientsService; grants: GrantsStore; issuer: TokenIssuer; findUser: FindUser } & Pick<RefreshGrantDeps, 'reuseWindowMs'>,
+  deps: { clock: Clock; clients: ClientsService; grants: GrantsStore; issuer: TokenIssuer; findUser: FindUser } & Pick<
+    RefreshGrantDeps,
+    'reuseWindowMs' | 'onGrantRevoked'
+  >,
 ) {
   return {
     async exchange(request: TokenRequest): Promise<SignInTokenResponse | BotTokenResponse> {
