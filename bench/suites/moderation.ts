@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { compileMatcher, type Matcher } from '../../src/modules/moderation/matcher.js';
+import { compileMatcher, type Matcher } from '../../src/modules/moderation-rules/matcher.js';
 import { type BenchRow, type BenchSuite, alternateRounds, type LoadOptions, measure, printTable, type RunningServer, startParley } from '../lib.js';
 
 /**
