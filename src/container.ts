@@ -24,7 +24,7 @@ import { createModerationService } from './modules/moderation-rules/moderation.s
 import { createModeratorService } from './modules/moderators/moderator.service.js';
 import { createModerationQueueService } from './modules/moderation-queue/queue.service.js';
 import { createRulesService } from './modules/moderation-rules/rules.service.js';
-import { createMessageFlagsService } from './modules/reactions/message-flags.service.js';
+import { createMessageFlagsService } from './modules/flags/message-flags.service.js';
 import { createReactionsService } from './modules/reactions/reactions.service.js';
 import { createRealtimeGateway, type GatewayOptions } from './modules/realtime/realtime.gateway.js';
 import { createRealtimeStore } from './modules/realtime/realtime.store.js';

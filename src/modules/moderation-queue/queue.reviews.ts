@@ -7,7 +7,7 @@ import { newObjectId } from '../../storage/ids.js';
 import { runTransaction } from '../../storage/transactions.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { AuditNote, AuditTarget } from '../audit/audit.types.js';
-import { takeMessageFlags, type TakenFlag } from '../reactions/message-flags.service.js';
+import { takeMessageFlags, type TakenFlag } from '../flags/message-flags.service.js';
 import { parseJson } from '../../shared/values.js';
 import { MAX_MUTE_PERIOD_MS, type ChannelsService } from '../channels/channels.service.js';
 import type { MessageRow } from '../messages/messages.present.js';

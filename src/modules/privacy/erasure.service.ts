@@ -15,7 +15,7 @@ import { revokeUserCredentials } from '../identity/credentials.service.js';
 import { forgetAccountFailures } from '../identity/throttle.js';
 import { deleteMessagesIn, reassignMessagesTo } from '../messages/messages.service.js';
 import { dropSnapshotFlagsOf, replaceReviewedAuthor, replaceReviewedUser, replaceReviewer } from '../moderation-queue/queue.erasure.js';
-import { withdrawMessageFlagsBy } from '../reactions/message-flags.service.js';
+import { withdrawMessageFlagsBy } from '../flags/message-flags.service.js';
 import { removeReactionOfDeletedMessage } from '../reactions/reactions.service.js';
 import { blankTextsOf, forgetCommunityMember, removeReactionOfDeletedPost } from '../social/social.service.js';
 import { anonymiseTrayActor, eraseTrayOf } from '../tray/tray.service.js';

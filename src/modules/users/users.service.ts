@@ -14,7 +14,7 @@ import type { ReceivedFlagRow, UserRow } from './users.types.js';
 import type { Notices } from '../../events/notices.js';
 import type { RolesService } from '../roles/roles.service.js';
 import type { RoleRow } from '../roles/roles.types.js';
-import { flagReasonOf } from '../moderation-queue/flag-reason.js';
+import { flagReasonOf } from '../flags/flag-reason.js';
 
 export interface UpsertUserInput {
   userId: string;

@@ -3,7 +3,7 @@ import { principalOf } from '../../http/auth.js';
 import { answers, JSON_AND_FORM } from '../../http/responses.js';
 import { Id, ReactionCounts } from '../../shared/schemas.js';
 import type { TypedApp } from '../../http/typed-app.js';
-import type { MessageFlagsService } from '../../modules/reactions/message-flags.service.js';
+import type { MessageFlagsService } from '../../modules/flags/message-flags.service.js';
 import { ReactionName } from '../../shared/schemas.js';
 import type { ReactionsService } from '../../modules/reactions/reactions.service.js';
 

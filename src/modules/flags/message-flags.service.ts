@@ -3,9 +3,9 @@ import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { runTransaction } from '../../storage/transactions.js';
 import { countMessageFlag, resetMessageFlagCount, uncountMessageFlag } from '../messages/messages.service.js';
-import { flagReasonOf } from '../moderation-queue/flag-reason.js';
+import { flagReasonOf } from './flag-reason.js';
 import { createMessageFlagsStore } from './message-flags.store.js';
-import type { ReactionsService } from './reactions.service.js';
+import type { ReactionsService } from '../reactions/reactions.service.js';
 
 /** A flag as a review takes it: who flagged, why, when. */
 export interface TakenFlag {
