@@ -63,12 +63,22 @@ export function installAudit(scope: TypedApp, deps: { audit: AuditService; clock
     done();
   });
   // Before the handler, so a command the route runs can write the entry in its own transaction.
-  scope.addHook('preHandler', async (request) => {
+  // Callback-style: the surface's unaudited routes (message sends) pass through without a promise.
+  scope.addHook('preHandler', (request, _reply, done) => {
     const { config } = request.routeOptions;
     const principal = request.principal;
-    if (!config.audit || principal === null) return;
+    if (!config.audit || principal === null) {
+      done();
+      return;
+    }
     const route = request.routeOptions.url ?? '';
-    notes.set(request, await audit.note({ actor: actorOf(principal), operation: config.audit, method: request.method, route, requestId: request.id }));
+    audit.note({ actor: actorOf(principal), operation: config.audit, method: request.method, route, requestId: request.id }).then(
+      (note) => {
+        notes.set(request, note);
+        done();
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
   });
   // What a command wrote in its transaction is not written twice; everything else (refusals included) is written here.
   scope.addHook('onResponse', (request, reply, done) => {
