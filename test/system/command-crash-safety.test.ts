@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -7,6 +6,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStorage, type Storage } from '../../src/storage/database.js';
 import { testDatabases } from '../helpers/test-app.js';
+import { killServerProcess as kill, type ServerProcess as Server, startServerProcess } from '../helpers/server-process.js';
 
 /**
  * Commands under SIGKILL: a timed channel ban, a review of a flagged message (delete, and a timed ban of
@@ -17,41 +17,13 @@ import { testDatabases } from '../helpers/test-app.js';
  */
 const ROUNDS = Number(process.env.COMMAND_CRASH_ROUNDS ?? 3);
 const adminToken = randomBytes(32).toString('hex');
+
+/** This file's server: the admin token. */
+function startServer(env: Record<string, string>): Promise<Server> {
+  return startServerProcess({ PARLEY_ADMIN_TOKEN: adminToken, ...env });
+}
 /** Messages each erased user wrote: enough that an erasure takes long enough to be killed midway. */
 const ERASED_USER_MESSAGES = 40;
-
-interface Server {
-  url: string;
-  child: ChildProcess;
-}
-
-function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PARLEY_ADMIN_TOKEN: adminToken, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /serving on (http:\/\/[\d.:]+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ url: match[1], child });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-function kill(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.child.removeAllListeners('exit');
-    server.child.on('exit', () => resolve());
-    server.child.kill('SIGKILL');
-  });
-}
 
 async function call(url: string, method: string, body?: unknown, token = adminToken): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(url, {

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { blobKeysOf, parseMedia } from '../../src/modules/messages/messages.present.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
 import { testDatabases } from '../helpers/test-app.js';
+import { killServerProcess as kill, type ServerProcess as Server, startServerProcess } from '../helpers/server-process.js';
 
 /**
  * Crash safety: a write load runs against a real server process, which is killed with SIGKILL at a
@@ -18,37 +18,9 @@ import { testDatabases } from '../helpers/test-app.js';
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 2);
 const adminToken = randomBytes(32).toString('hex');
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-}
-
+/** This file's server: the admin token. */
 function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PARLEY_ADMIN_TOKEN: adminToken, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /serving on (http:\/\/[\d.:]+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ url: match[1], child });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-function kill(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.child.removeAllListeners('exit');
-    server.child.on('exit', () => resolve());
-    server.child.kill('SIGKILL');
-  });
+  return startServerProcess({ PARLEY_ADMIN_TOKEN: adminToken, ...env });
 }
 
 async function call(url: string, method: string, body?: unknown, token = adminToken): Promise<{ status: number; json: Record<string, unknown> }> {

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStorage } from '../../src/storage/database.js';
 import { testDatabases } from '../helpers/test-app.js';
 import type { HistoryJson } from '../helpers/tray.js';
+import { killServerProcess as kill, type ServerProcess as Server, startServerProcess } from '../helpers/server-process.js';
 
 /**
  * The tray is fed through the durable outbox: a server killed with SIGKILL right after a comment
@@ -17,38 +17,9 @@ import type { HistoryJson } from '../helpers/tray.js';
  */
 const adminToken = randomBytes(32).toString('hex');
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-}
-
+/** This file's server: the admin token and the tray on. */
 function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', PARLEY_ADMIN_TOKEN: adminToken, PARLEY_TRAY_ENABLED: '1', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 60_000);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /serving on (http:\/\/[\d.:]+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ url: match[1], child });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
-function kill(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.child.removeAllListeners('exit');
-    if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve();
-    server.child.on('exit', () => resolve());
-    server.child.kill('SIGKILL');
-  });
+  return startServerProcess({ PARLEY_ADMIN_TOKEN: adminToken, PARLEY_TRAY_ENABLED: '1', ...env });
 }
 
 async function call(url: string, method: string, token: string, body?: unknown): Promise<{ status: number; json: unknown }> {
