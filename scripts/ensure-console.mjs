@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONSOLE = 'packages/console';
 /** What the build is made from: a change to any of these makes the build stale. */
-const SOURCES = ['src', 'public', 'index.html', 'vite.config.ts', 'package.json'];
+const SOURCES = ['src', 'public', 'index.html', 'vite.config.ts', 'package.json'].map((entry) => `${CONSOLE}/${entry}`);
+/** The SDK's sources, which the console imports through its `@parley/source` condition: the bundle holds them too. */
+const SDK_SOURCES = ['packages/client/src', 'packages/client/package.json'];
 const BUILT = `${CONSOLE}/dist/index.html`;
 
 /** The modification time of the file, or null when it is not there. */
@@ -46,8 +48,8 @@ function newestUnder(entry) {
 export function staleReason(root = ROOT) {
   const built = mtimeOf(path.join(root, BUILT));
   if (built === null) return `${BUILT} is missing`;
-  for (const source of SOURCES) {
-    const newest = newestUnder(path.join(root, CONSOLE, source));
+  for (const source of [...SOURCES, ...SDK_SOURCES]) {
+    const newest = newestUnder(path.join(root, source));
     if (newest !== null && newest[1] > built) return `${path.relative(root, newest[0])} is newer than the build`;
   }
   return null;
