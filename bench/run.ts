@@ -9,6 +9,7 @@ import { traySuite } from './suites/tray.js';
 import { realtimeSuite } from './suites/realtime.js';
 import { retentionSuite } from './suites/retention.js';
 import { sdkSuite } from './suites/sdk.js';
+import { statsSuite } from './suites/stats.js';
 
 /**
  * `npm run bench [suite ...]`: runs the named suites, or all, and prints a table per suite.
@@ -28,6 +29,7 @@ const suites: BenchSuite[] = [
   retentionSuite,
   sdkSuite,
   consoleSuite,
+  statsSuite,
 ];
 
 const wanted = process.argv.slice(2);

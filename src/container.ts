@@ -1,4 +1,5 @@
 import { createStatsService } from './modules/stats/stats.service.js';
+import { rollUpMessages } from './modules/stats/daily-stats.js';
 import { createTrayInspector } from './modules/tray/tray.inspect.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { AdjustableClock } from './clock.js';
@@ -16,6 +17,7 @@ import { createInboxService } from './modules/inbox/inbox.service.js';
 import { createBanLifts } from './modules/bans/ban-lifts.service.js';
 import { createBanCommands } from './modules/bans/bans.commands.js';
 import { createIdentity } from './modules/identity/identity.js';
+import { createLiveSessions } from './modules/identity/live-sessions.js';
 import { createMediaService } from './modules/messages/media.service.js';
 import { createMessagesService } from './modules/messages/messages.service.js';
 import { createMessageRetention, type RetentionOptions } from './modules/messages/retention.js';
@@ -107,6 +109,8 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
     })
     .catch((error: unknown) => log.error({ err: error }, 'finishing erasures left under way failed'));
 
+  // Messages and active users per day, rolled up from the outbox by one instance at a time (modules/stats).
+  await base.events.consumers.register('daily-stats', rollUpMessages, ['message.created'], { gatherMs: 1000 });
   const metricSources = {
     outboxLag: async () => Math.max(0, (await latestEventId(base.db)) - base.events.relay.position),
     connectedSockets: () => delivery.gateway.connectionCount,
@@ -120,8 +124,10 @@ export async function buildContainer(config: Config, log: FastifyBaseLogger, opt
     retention,
     privacy,
     metricSources,
-    // Totals and this instance's figures for operators (GET /api/v2/stats, /status).
-    stats: createStatsService({ db: base.db, sources: metricSources }),
+    // Totals, figures per day and this instance's figures for operators (GET /api/v2/stats, /stats/daily, /status).
+    stats: createStatsService({ db: base.db, clock: base.clock, sources: metricSources }),
+    // Every user's live login sessions, for the operator's list of who is signed in (GET /api/v2/sessions).
+    liveSessions: createLiveSessions({ db: base.db, clock: base.clock, pageTokens: base.pageTokens }),
     // A user's tray as they see it, read-only, for the console's inspector.
     trayInspector: createTrayInspector({ tray: delivery.tray.service, pageTokens: base.pageTokens, requireUser: content.users.requireUser }),
     /** Stops background work and closes the database, in the reverse order of building. */

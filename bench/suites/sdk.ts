@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -9,7 +10,8 @@ import { type BenchSuite, ROOT } from '../lib.js';
  * it (esbuild, platform browser, `openapi-fetch` included, `ws` left out as the package's own build
  * does: browsers have a WebSocket), a minimal app that imports only `createClient` (what tree-shaking
  * leaves), and the files `npm run sdk:build` wrote to packages/client/dist when they are there. Each
- * raw and gzip (level 9, as a server would compress it once). Nothing here asserts.
+ * raw and gzip (level 9, as a server would compress it once). Then the npm tarball: packed and unpacked
+ * bytes and files, as `npm pack` reports them. Nothing here asserts (test/sdk/pack.test.ts bounds the size).
  */
 const PACKAGE = path.join(ROOT, 'packages/client');
 const SOURCE = path.join(PACKAGE, 'src');
@@ -62,6 +64,39 @@ function distFiles(): Artifact[] {
     .map((file) => ({ name: `dist/${file} (sdk:build: not minified, without openapi-fetch)`, bytes: fs.readFileSync(path.join(DIST, file)) }));
 }
 
+interface PackSummary {
+  size: number;
+  unpackedSize: number;
+  entryCount: number;
+}
+
+/**
+ * What `npm pack` puts in the published tarball, read with `--dry-run`: its prepack builds dist/ first
+ * (tsup and the shared declarations), so the numbers are those of the package as published.
+ */
+function packSummary(): PackSummary {
+  const output = execFileSync('npm', ['pack', '--dry-run', '--json'], {
+    cwd: PACKAGE,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  // Lifecycle scripts may print before the JSON: the answer is the last JSON array.
+  const [packed] = JSON.parse(output.slice(output.lastIndexOf('\n[') + 1)) as PackSummary[];
+  if (packed === undefined) throw new Error('npm pack --dry-run answered no package');
+  return packed;
+}
+
+function printPack(packed: PackSummary): void {
+  const lines = [
+    '\n## @parley/client: the npm tarball (npm pack)',
+    '| tarball bytes | unpacked bytes | files |',
+    '|---:|---:|---:|',
+    `| ${packed.size} | ${packed.unpackedSize} | ${packed.entryCount} |`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 function printSizes(artifacts: Artifact[]): void {
   const rows = artifacts.map((artifact) => `| ${artifact.name} | ${artifact.bytes.length} | ${gzipSync(artifact.bytes, { level: 9 }).length} |`);
   const lines = ['\n## @parley/client: what an app ships', '| artifact | raw bytes | gzip bytes |', '|---|---:|---:|', ...rows];
@@ -71,6 +106,7 @@ function printSizes(artifacts: Artifact[]): void {
 export const sdkSuite: BenchSuite = {
   name: 'sdk',
   async run() {
+    const packed = packSummary();
     const artifacts = [
       await bundle('src/index.ts, every export (esbuild, minified, browser ESM)', { file: path.join(SOURCE, 'index.ts') }),
       await bundle('an app importing only createClient (tree-shaken)', { contents: MINIMAL_APP }),
@@ -78,5 +114,6 @@ export const sdkSuite: BenchSuite = {
     ];
     if (!fs.existsSync(DIST)) process.stdout.write('(packages/client/dist is absent: `npm run sdk:build` adds its files to the table)\n');
     printSizes(artifacts);
+    printPack(packed);
   },
 };

@@ -4,6 +4,7 @@ import { insertWholeChannel } from '../modules/channels/channel-bulk.store.js';
 import { hashPassword } from '../modules/identity/passwords.js';
 import { type BulkMessageRow, insertBulkMessages, prepareBulkMessageInsert } from '../modules/messages/message-bulk.store.js';
 import { insertUserRows } from '../modules/users/users.service.js';
+import { addMessageHistory } from '../modules/stats/daily-stats.js';
 import type { UserRow } from '../modules/users/users.types.js';
 import type { Storage } from '../storage/database.js';
 import { newObjectId } from '../storage/ids.js';
@@ -138,6 +139,8 @@ export async function seedDemo(storage: Storage, options: SeedOptions): Promise<
   await insertDemoChannels(db, channelIds, userIds, membersOf, perChannel, extra, now, progress);
 
   await writeMessages(storage, channelIds, membersOf, perChannel, extra, now, progress.advance);
+  // The daily statistics count this history as the outbox consumer counts messages sent (modules/stats).
+  await addMessageHistory(db, messageRows(channelIds, membersOf, perChannel, extra, now));
   if (storage.dialect === 'postgres') await sql`analyze`.execute(db);
   return { users: userIds.length, channels: channelIds.length, messages: options.messages };
 }

@@ -26,6 +26,7 @@ export const OWNERS = {
   reactions: { folder: 'src/modules/reactions' },
   roles: { folder: 'src/modules/roles' },
   social: { folder: 'src/modules/social' },
+  stats: { folder: 'src/modules/stats' },
   storage: { folder: 'src/storage', storeFiles: ['settings.ts'] },
   tokens: { folder: 'src/modules/tokens' },
   tray: { folder: 'src/modules/tray' },
@@ -61,6 +62,7 @@ export const TABLE_OWNERS: { readonly [Table in keyof Database]: OwnerName } = {
   refresh_tokens: 'identity',
   login_sessions: 'identity',
   login_failures: 'identity',
+  password_resets: 'identity',
   avatars: 'identity',
   outbox: 'events',
   outbox_consumers: 'events',
@@ -78,4 +80,6 @@ export const TABLE_OWNERS: { readonly [Table in keyof Database]: OwnerName } = {
   webhook_deliveries: 'webhooks',
   audit_log: 'audit',
   audit_targets: 'audit',
+  daily_stats: 'stats',
+  daily_senders: 'stats',
 };

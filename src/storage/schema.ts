@@ -5,6 +5,7 @@ import type * as identity from './schema/identity.js';
 import type * as social from './schema/social.js';
 import type * as system from './schema/system.js';
 import type * as audit from './schema/audit.js';
+import type * as stats from './schema/stats.js';
 
 // Every table's row type, for stores and presenters: `import type { MessagesTable } from '../storage/schema.js'`.
 export type * from './schema/people.js';
@@ -14,6 +15,7 @@ export type * from './schema/identity.js';
 export type * from './schema/social.js';
 export type * from './schema/system.js';
 export type * from './schema/audit.js';
+export type * from './schema/stats.js';
 
 /**
  * Table shapes shared by SQLite and PostgreSQL. Dialect-neutral on purpose: times are integer
@@ -43,6 +45,7 @@ export interface Database {
   refresh_tokens: identity.RefreshTokensTable;
   login_sessions: identity.LoginSessionsTable;
   login_failures: identity.LoginFailuresTable;
+  password_resets: identity.PasswordResetsTable;
   avatars: identity.AvatarsTable;
   outbox: system.OutboxTable;
   outbox_consumers: system.OutboxConsumersTable;
@@ -61,4 +64,6 @@ export interface Database {
   audit_log: audit.AuditLogTable;
   audit_targets: audit.AuditTargetsTable;
   channel_retention: messages.ChannelRetentionTable;
+  daily_stats: stats.DailyStatsTable;
+  daily_senders: stats.DailySendersTable;
 }

@@ -95,6 +95,7 @@ describe('authorization matrix over every route', () => {
     const publicRoutes = [
       /^\/$/,
       /^\/console(\/|$)/,
+      /^\/favicon\.ico$/,
       /^\/healthz$/,
       /^\/readyz$/,
       /^\/metrics$/,
@@ -105,6 +106,8 @@ describe('authorization matrix over every route', () => {
       /^\/userinfo$/,
       /^\/login$/,
       /^\/logout$/,
+      // A password-reset link: the one-time token in the link is the credential.
+      /^\/reset-password$/,
       /^\/file\/view\//,
       /^\/client\/v1\/stream$/,
       /^\/.+\/\.well-known\/openid-configuration$/,

@@ -14,6 +14,7 @@ export const HIDDEN_ROUTES: Array<{ pattern: RegExp; reason: string }> = [
   { pattern: /^\/docs(\/|$)/, reason: 'the reader of the API reference (@fastify/swagger-ui) and its static files' },
   { pattern: /^\/openapi\.json$/, reason: 'the document itself' },
   { pattern: /^\/$|^\/console(\/|$)/, reason: 'the admin console (packages/console) and the redirects to it: a web app, not the API' },
+  { pattern: /^\/favicon\.ico$/, reason: "the icon browsers show in a page's tab" },
 ];
 
 export const isHidden = (route: RegisteredRoute): boolean => HIDDEN_ROUTES.some(({ pattern }) => pattern.test(route.url));
@@ -50,6 +51,8 @@ export const NON_JSON_SUCCESS: Record<string, NonJsonSuccess> = {
   'GET /metrics': { status: 200, media: /^text\/plain/, reason: 'the Prometheus text exposition format a scraper reads' },
   'GET /login': PAGE,
   'GET /logout': PAGE,
+  'GET /reset-password': PAGE,
+  'POST /reset-password': PAGE,
   'POST /logout': PAGE,
   'POST /login': { status: 303, media: null, locationHeader: true, reason: 'a successful sign-in sends the browser on (303) to the client or back to /login' },
   'GET /oauth/authorize': {
@@ -107,6 +110,8 @@ const ERROR_OVERRIDES: Array<{ pattern: RegExp; errors: RequiredError[]; reason:
   },
   { pattern: /^POST \/login$/, errors: html(400, 401, 403, 429, 500), reason: 'the login form again, with the error' },
   { pattern: /^POST \/logout$/, errors: html(403, 500), reason: 'an expired form is a page' },
+  { pattern: /^POST \/reset-password$/, errors: html(400, 403, 500), reason: 'the form again with the error, or the page of a link that does not work' },
+  { pattern: /^GET \/reset-password$/, errors: html(400, 500), reason: 'a person reads these errors' },
   { pattern: /^(GET|POST) \/(login|logout|oauth\/authorize)$/, errors: html(400, 500), reason: 'a person reads these errors' },
 ];
 
@@ -126,7 +131,7 @@ export function requiredErrors(route: RegisteredRoute): RequiredError[] {
 }
 
 /** Sign-in routes that read a plain RFC form (the sign-in surface's own parser), never JSON. */
-const FORM_ONLY = new Set(['POST /oauth/token', 'POST /oauth/authorize', 'POST /login', 'POST /logout', 'POST /userinfo']);
+const FORM_ONLY = new Set(['POST /oauth/token', 'POST /oauth/authorize', 'POST /login', 'POST /logout', 'POST /userinfo', 'POST /reset-password']);
 
 /**
  * The media types a route's request body must be documented under, or null for a route without a

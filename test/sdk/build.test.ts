@@ -27,12 +27,19 @@ interface BuiltModule {
   ParleyStream: unknown;
 }
 
+interface ServerModule {
+  createAdminClient: (options: { baseUrl: string; adminToken: string }) => { createChannel(body: { channelId: string; type: 'standard' }): Promise<unknown> };
+  ParleyError: unknown;
+}
+
 /** The package as npm publishes it: tsup's ESM and CommonJS outputs, imported by Node as an app would. */
 describe.skipIf(tsup === null)('SDK: the built package', () => {
   let p: Parley;
 
   beforeAll(async () => {
+    // What `npm run build` runs: tsup, then one set of declarations for both module systems.
     execFileSync(process.execPath, [path.join(path.dirname(tsup as string), 'dist/cli-default.js')], { cwd: packageDir, stdio: 'pipe' });
+    execFileSync(process.execPath, [path.join(packageDir, 'scripts/finish-declarations.mjs')], { cwd: packageDir, stdio: 'pipe' });
     p = await startParley('sqlite');
   }, 180_000);
   afterAll(async () => {
@@ -58,20 +65,34 @@ describe.skipIf(tsup === null)('SDK: the built package', () => {
         .catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(built.ParleyError);
     }
-    const serverEsm = (await import(pathToFileURL(path.join(dist, 'server.js')).href)) as { createAdminClient: unknown };
-    const serverCjs = require(path.join(dist, 'server.cjs')) as { createAdminClient: unknown };
-    expect(typeof serverEsm.createAdminClient).toBe('function');
-    expect(typeof serverCjs.createAdminClient).toBe('function');
+    const serverEsm = (await import(pathToFileURL(path.join(dist, 'server.js')).href)) as ServerModule;
+    const serverCjs = require(path.join(dist, 'server.cjs')) as ServerModule;
+    for (const [server, client] of [
+      [serverEsm, esm],
+      [serverCjs, cjs],
+    ] as const) {
+      expect(typeof server.createAdminClient).toBe('function');
+      // One ParleyError whichever entry point it comes from: the admin client's refusals are the index's ParleyError.
+      expect(server.ParleyError).toBe(client.ParleyError);
+      const refused = await server
+        .createAdminClient({ baseUrl: p.baseUrl, adminToken: 'not a token' })
+        .createChannel({ channelId: 'x', type: 'standard' })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(client.ParleyError);
+    }
+    // One set of declarations: the ESM entry's re-exports the CommonJS one's.
+    expect(fs.readFileSync(path.join(dist, 'index.d.ts'), 'utf8').trim()).toBe("export * from './index.cjs';");
   });
 
-  it('packs a tarball with the built files, the docs and the OpenAPI document', () => {
+  it('packs a tarball with the built files and the docs, without the OpenAPI document', () => {
     const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageDir, encoding: 'utf8' });
     const [packed] = JSON.parse(output) as Array<{ name: string; files: Array<{ path: string }> }>;
     const files = (packed?.files ?? []).map((file) => file.path);
     expect(packed?.name).toBe('@parley/client');
     expect(files).toEqual(
-      expect.arrayContaining(['package.json', 'README.md', 'openapi.json', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/server.js']),
+      expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts', 'dist/server.js']),
     );
+    expect(files).not.toContain('openapi.json');
     expect(files.some((file) => file.startsWith('src/'))).toBe(false);
   });
 });

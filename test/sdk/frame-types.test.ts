@@ -1,10 +1,11 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const repoDir = path.resolve(import.meta.dirname, '../..');
 /** Never written to disk: the compiler host below serves it. Beside this test, so its imports resolve as they would here. */
-const fixturePath = path.join(import.meta.dirname, 'frame-narrowing.fixture.ts');
+const defaultFixturePath = path.join(import.meta.dirname, 'frame-narrowing.fixture.ts');
 
 /**
  * Code an app writes against the SDK's frames. The lines marked `wrong:` must not compile, and nothing
@@ -54,7 +55,7 @@ interface Problem {
 }
 
 /** The type errors of the fixture, compiled with the repository's own compiler options. */
-function problemsOf(source: string): Problem[] {
+function problemsOf(source: string, fixturePath = defaultFixturePath): Problem[] {
   const config = ts.readConfigFile(path.join(repoDir, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, repoDir);
   const host = ts.createCompilerHost(options);
@@ -84,8 +85,29 @@ describe('SDK: stream frame types', () => {
       { line: lineOf('not every frame'), code: 2339 },
       { line: lineOf('no frame has this type'), code: 2367 },
     ]);
-    expect(problems[0]?.message).toMatch(/^Property 'userIds' does not exist on type 'MessageRecord'/);
+    expect(problems[0]?.message).toMatch(/^Property 'userIds' does not exist on type 'MessageOf<"text"> \| MessageOf<"image">/);
     expect(problems[1]?.message).toMatch(/^Property 'messageId' does not exist on type 'TrayChange'/);
     expect(problems[3]?.message).toMatch(/'"message\.typo"' have no overlap/);
+  });
+
+  /**
+   * types.check.ts holds the SDK's type tests as `@ts-expect-error` lines (tsc checks them with the
+   * repository). Compiled as it is it has no error; without its directives each marked line fails, so
+   * every directive stands for a real refusal.
+   */
+  const checkPath = path.join(import.meta.dirname, 'types.check.ts');
+  const checkSource = fs.readFileSync(checkPath, 'utf8');
+
+  it('compile the type tests of types.check.ts with no error (every @ts-expect-error line is refused)', { timeout: 120_000 }, () => {
+    expect(problemsOf(checkSource, checkPath)).toEqual([]);
+  });
+
+  it('refuse each line types.check.ts marks, once its directives are gone', { timeout: 120_000 }, () => {
+    const lines = checkSource.split('\n');
+    const marked = lines.flatMap((line, index) => (line.trim().startsWith('// @ts-expect-error') ? [index + 2] : []));
+    expect(marked.length).toBeGreaterThanOrEqual(10);
+    const bare = lines.map((line) => (line.trim().startsWith('// @ts-expect-error') ? '' : line)).join('\n');
+    const failing = new Set(problemsOf(bare, checkPath).map((problem) => problem.line));
+    expect(marked.filter((line) => !failing.has(line))).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createLive, type LiveMessage, RateLimitError } from '../../packages/client/src/index.js';
+import { createClient, createLive, type LiveMessage, RateLimitError, textOf } from '../../packages/client/src/index.js';
 import { testDatabases } from '../helpers/test-app.js';
 import { type Parley, startParley, waitUntil } from './helpers.js';
 
-const textOf = (item: LiveMessage) => (item.status === 'sent' ? item.data.text : item.body.data.text);
+const textOfItem = (item: LiveMessage) => (item.status === 'sent' ? textOf(item) : textOf(item.body));
 
 describe.each(testDatabases)('SDK: live collections on %s', (database) => {
   let p: Parley;
@@ -71,14 +71,14 @@ describe.each(testDatabases)('SDK: live collections on %s', (database) => {
     const snapshots: number[] = [];
     messages.subscribe((snapshot) => snapshots.push(snapshot.items.length));
     await messages.loadMore();
-    expect(messages.items.map(textOf)).toEqual(['s3', 's4', 's5']);
+    expect(messages.items.map(textOfItem)).toEqual(['s3', 's4', 's5']);
     expect(messages.hasNewer).toBe(true);
     expect(messages.hasMore).toBe(true);
     await messages.loadMore();
-    expect(messages.items.map(textOf)).toEqual(['s1', 's2', 's3', 's4', 's5']);
+    expect(messages.items.map(textOfItem)).toEqual(['s1', 's2', 's3', 's4', 's5']);
     expect(messages.hasMore).toBe(false);
     await messages.loadNewer();
-    expect(messages.items.map(textOf)).toEqual(['s1', 's2', 's3', 's4', 's5', 's6', 's7']);
+    expect(messages.items.map(textOfItem)).toEqual(['s1', 's2', 's3', 's4', 's5', 's6', 's7']);
     expect(messages.hasNewer).toBe(false);
     expect(snapshots.length).toBeGreaterThan(3);
 
@@ -91,6 +91,32 @@ describe.each(testDatabases)('SDK: live collections on %s', (database) => {
     await waitUntil(() => messages.items.some((item) => item.status === 'sent' && item.messageId === liveId && item.isDeleted), 'the delete');
     expect(messages.items).toHaveLength(8);
     messages.close();
+  });
+
+  it('shows messages from the stream before the first page is asked for, each once after it loads', async () => {
+    const ann = await session('ann');
+    const bob = await session('bob');
+    const channelId = await p.channel([ann.userId, bob.userId]);
+    await seed(channelId, ['old']);
+    const messages = ann.live.messages(channelId);
+    await bob.client.sendMessage(channelId, { type: 'text', data: { text: 'while nobody paged' } });
+    await waitUntil(() => messages.items.some((item) => textOfItem(item) === 'while nobody paged'), 'the streamed message, with no page loaded');
+    expect(messages.items.at(-1)?.status).toBe('sent');
+    await messages.loadMore();
+    expect(messages.items.map(textOfItem)).toEqual(['old', 'while nobody paged']);
+    messages.close();
+
+    // Opened at a segment whose page does not reach the newest: what the stream brought past it waits for loadNewer.
+    await seed(channelId, ['s3', 's4', 's5']);
+    const middle = ann.live.messages(channelId, { pageSize: 1, startAfterSegment: 1 });
+    await bob.client.sendMessage(channelId, { type: 'text', data: { text: 'newest' } });
+    await waitUntil(() => middle.items.some((item) => textOfItem(item) === 'newest'), 'the streamed message');
+    await middle.loadMore();
+    expect(middle.items.map(textOfItem)).toEqual(['while nobody paged']);
+    expect(middle.hasNewer).toBe(true);
+    while (middle.hasNewer) await middle.loadNewer();
+    expect(middle.items.map(textOfItem)).toEqual(['while nobody paged', 's3', 's4', 's5', 'newest']);
+    middle.close();
   });
 
   it('shows a send at once, holds it once when the stream brings it too, and retries a refused one', async () => {
@@ -106,7 +132,7 @@ describe.each(testDatabases)('SDK: live collections on %s', (database) => {
     expect(stored?.status).toBe('sent');
     // Give the stream time to bring the same message: it stays one item.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(messages.items.map((item) => [item.status, textOf(item)])).toEqual([['sent', 'hi']]);
+    expect(messages.items.map((item) => [item.status, textOfItem(item)])).toEqual([['sent', 'hi']]);
 
     // Spend the rest of the send budget, so the next send is refused.
     for (const text of ['a', 'b', 'c']) await ann.client.sendMessage(channelId, { type: 'text', data: { text } });
@@ -119,7 +145,7 @@ describe.each(testDatabases)('SDK: live collections on %s', (database) => {
     const retried = await messages.retry(failed?.localId as string);
     expect(retried?.status).toBe('sent');
     await waitUntil(() => messages.items.length === 5, 'every message once');
-    expect(messages.items.map(textOf)).toEqual(['hi', 'a', 'b', 'c', 'later']);
+    expect(messages.items.map(textOfItem)).toEqual(['hi', 'a', 'b', 'c', 'later']);
     messages.close();
   });
 
@@ -134,7 +160,7 @@ describe.each(testDatabases)('SDK: live collections on %s', (database) => {
     await comments.send({ type: 'text', data: { text: 'first comment' } });
     await bob.client.sendMessage(channelId, { type: 'text', data: { text: 'second comment' }, parentId: parent });
     await waitUntil(() => comments.items.length === 2, 'both comments');
-    expect(comments.items.map(textOf)).toEqual(['first comment', 'second comment']);
+    expect(comments.items.map(textOfItem)).toEqual(['first comment', 'second comment']);
     await waitUntil(() => top.items[0]?.status === 'sent' && top.items[0].childrenNumber === 2, 'the comment count');
     expect(top.items).toHaveLength(1);
     top.close();

@@ -113,16 +113,26 @@ describe.skipIf(tsup === null)('SDK: the packed tarball installed in an app', { 
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('packs the ESM and CommonJS builds with declarations for both', () => {
-    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .map((file) => file.replace(/^package\//, ''));
+  it('packs the ESM and CommonJS builds with one set of declarations for both, under 1 MB unpacked', () => {
+    const listing = execFileSync('tar', ['-tvzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    // `tar -tv` lines: mode, owner, size, date, time, path.
+    const entries = listing.map((line) => {
+      const fields = line.trim().split(/\s+/);
+      return { path: (fields.at(-1) ?? '').replace(/^package\//, ''), size: Number(fields[2]) };
+    });
+    const files = entries.map((entry) => entry.path);
+    const unpacked = entries.reduce((sum, entry) => sum + entry.size, 0);
+    expect(entries.every((entry) => Number.isSafeInteger(entry.size))).toBe(true);
+    expect(unpacked, `unpacked size ${unpacked} bytes: ${JSON.stringify(entries)}`).toBeLessThan(1_000_000);
+    // The generated REST types are in the package once, as a CommonJS declaration both entry points share.
+    const declarations = entries.filter((entry) => entry.path.endsWith('.d.ts') || entry.path.endsWith('.d.cts'));
+    expect(declarations.filter((entry) => entry.size > 50_000)).toHaveLength(1);
+    expect(entries.filter((entry) => entry.path.endsWith('.d.ts')).every((entry) => entry.size < 100)).toBe(true);
+    expect(files).not.toContain('openapi.json');
     expect(files).toEqual(
       expect.arrayContaining([
         'package.json',
         'README.md',
-        'openapi.json',
         'dist/index.js',
         'dist/index.cjs',
         'dist/index.d.ts',
@@ -165,10 +175,12 @@ describe.skipIf(tsup === null)('SDK: the packed tarball installed in an app', { 
     const explained = output(checked);
     expect(explained).not.toMatch(/error TS/);
     expect(checked.status).toBe(0);
-    // import resolves to the ESM declarations, require to the CommonJS ones.
-    expect(explained).toMatch(/@parley\/client\/dist\/index\.d\.ts\n\s+Imported via '@parley\/client' from file 'use\.mts'/);
-    expect(explained).toMatch(/@parley\/client\/dist\/index\.d\.cts\n\s+Imported via '@parley\/client' from file 'use\.cts'/);
-    expect(explained).toMatch(/@parley\/client\/dist\/server\.d\.cts\n\s+Imported via '@parley\/client\/server' from file 'use\.cts'/);
+    // import resolves to the ESM declarations, require to the CommonJS ones, which the ESM ones re-export.
+    const importedBy = (file: string, lines: string) => new RegExp(`@parley/client/dist/${file}\\n(?:\\s+Imported via .*\\n)*?\\s+Imported via ${lines}`);
+    expect(explained).toMatch(importedBy('index\\.d\\.ts', "'@parley/client' from file 'use\\.mts'"));
+    expect(explained).toMatch(importedBy('index\\.d\\.cts', "'@parley/client' from file 'use\\.cts'"));
+    expect(explained).toMatch(importedBy('index\\.d\\.cts', "'\\./index\\.cjs' from file '.*/dist/index\\.d\\.ts'"));
+    expect(explained).toMatch(importedBy('server\\.d\\.cts', "'@parley/client/server' from file 'use\\.cts'"));
   });
 
   it('fails tsc on a call with the wrong option types, as ESM and as CommonJS', (context) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, ParleyError, RateLimitError } from '../../packages/client/src/index.js';
+import { createClient, type Message, ParleyError, RateLimitError, textOf } from '../../packages/client/src/index.js';
 import { testDatabases } from '../helpers/test-app.js';
 import { type Parley, startParley } from './helpers.js';
 
@@ -35,10 +35,10 @@ describe.each(testDatabases)('SDK: typed client API calls on %s', (database) => 
     expect(entry?.unreadCount).toBe(2);
 
     const page = await annClient.messages(channelId, { last: 1 });
-    expect(page.data.messages.map((item) => item.data.text)).toEqual(['second']);
+    expect(page.data.messages.map((item) => textOf(item))).toEqual(['second']);
     expect(page.paging.next).toBeNull();
     const older = await annClient.messages(channelId, { token: page.paging.prev as string });
-    expect(older.data.messages.map((item) => item.data.text)).toEqual(['hello ann']);
+    expect(older.data.messages.map((item) => textOf(item))).toEqual(['hello ann']);
 
     const marker = await annClient.markRead(channelId, 2);
     expect(marker.readToSegment).toBe(2);
@@ -85,7 +85,7 @@ describe.each(testDatabases)('SDK: typed client API calls on %s', (database) => 
     // The refused call counted too; with retry the SDK waits out the window and the send goes through.
     const started = Date.now();
     const sent = await send('five', { rateLimited: true, maxAttempts: 4 });
-    expect(sent.data.messages[0]?.data.text).toBe('five');
+    expect(textOf(sent.data.messages[0] as Message)).toBe('five');
     expect(Date.now() - started).toBeGreaterThanOrEqual(500);
 
     // A client-wide retry policy applies to every call.
@@ -93,7 +93,7 @@ describe.each(testDatabases)('SDK: typed client API calls on %s', (database) => 
     const results = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((text) => patient.sendMessage(channelId, { type: 'text', data: { text } })));
     expect(results).toHaveLength(5);
     const page = await client.messages(channelId, { last: 20 });
-    expect(page.data.messages.map((item) => item.data.text)).toEqual(expect.arrayContaining(['one', 'two', 'three', 'five', 'a', 'b', 'c', 'd', 'e']));
-    expect(page.data.messages.map((item) => item.data.text)).not.toContain('four');
+    expect(page.data.messages.map((item) => textOf(item))).toEqual(expect.arrayContaining(['one', 'two', 'three', 'five', 'a', 'b', 'c', 'd', 'e']));
+    expect(page.data.messages.map((item) => textOf(item))).not.toContain('four');
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../packages/client/src/index.js';
+import { createClient, textOf } from '../../packages/client/src/index.js';
 import { createAdminClient, createBotClient, ParleyError } from '../../packages/client/src/server.js';
 import { testDatabases } from '../helpers/test-app.js';
 import { type Parley, startParley } from './helpers.js';
@@ -44,6 +44,6 @@ describe.each(testDatabases)('SDK: the server-side entry point on %s', (database
     const client = createBotClient({ baseUrl: p.baseUrl, clientId: bot.clientId, clientSecret: bot.clientSecret });
     expect(await client.sendGroup({ gid: channelId, message: { type: 'text', data: 'Build passed' } })).toMatchObject({ status: 'success' });
     const page = await createClient({ baseUrl: p.baseUrl, tokenProvider: (await admin.mintUserToken(person)).accessToken }).messages(channelId);
-    expect(page.data.messages.map((message) => [message.userId, message.data.text])).toEqual([[bot.userId, 'Build passed']]);
+    expect(page.data.messages.map((message) => [message.userId, textOf(message)])).toEqual([[bot.userId, 'Build passed']]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createLive, isFrame, type LiveMessage, type StreamState } from '../../packages/client/src/index.js';
+import { createClient, createLive, isFrame, type LiveMessage, type StreamState, textOf } from '../../packages/client/src/index.js';
 import { testDatabases } from '../helpers/test-app.js';
 import { type Parley, startParley, startTcpProxy, type TcpProxy, waitUntil } from './helpers.js';
 
@@ -9,7 +9,7 @@ const BEFORE_CUT = 150;
 /** Sends the server makes while the link is dark but not yet cut: frames it writes and the SDK never gets. */
 const INTO_THE_DARK = 30;
 
-const textOf = (item: LiveMessage) => (item.status === 'sent' ? item.data.text : item.body.data.text);
+const textOfItem = (item: LiveMessage) => (item.status === 'sent' ? textOf(item) : textOf(item.body));
 
 describe.each(testDatabases)('SDK: a stream cut at the TCP level in the middle of a burst, on %s', (database) => {
   let p: Parley;
@@ -39,7 +39,7 @@ describe.each(testDatabases)('SDK: a stream cut at the TCP level in the middle o
     const received: Array<{ id: number; messageId: string; text: string }> = [];
     stream.on('frame', (frame) => {
       if (!isFrame(frame, 'message.created') || frame.data.channelId !== channelId) return;
-      received.push({ id: frame.id, messageId: frame.data.messageId, text: String(frame.data.data.text) });
+      received.push({ id: frame.id, messageId: frame.data.messageId, text: String(textOf(frame.data)) });
       // The link goes dark at once, from inside the SDK's own delivery: what the server writes next is lost.
       if (received.length === BEFORE_CUT) proxy.blackhole();
     });
@@ -100,7 +100,7 @@ describe.each(testDatabases)('SDK: a stream cut at the TCP level in the middle o
     // The live collection: the same messages, once each, in send order.
     const items = messages.items.slice(0, -1);
     expect(items.map((item) => (item.status === 'sent' ? item.messageId : item.localId))).toEqual(sent.map((message) => message.messageId));
-    expect(messages.items.map(textOf)).toEqual([...sent.map((message) => message.text), 'after the reconnect']);
+    expect(messages.items.map(textOfItem)).toEqual([...sent.map((message) => message.text), 'after the reconnect']);
 
     expect(states).toEqual(['connecting', 'open', 'reconnecting', 'open']);
     messages.close();

@@ -8,6 +8,7 @@ import {
   type ParleyStream,
   type StreamFrame,
   type StreamState,
+  textOf,
   type WebSocketLike,
 } from '../../packages/client/src/index.js';
 import { freePort } from '../helpers/signin.js';
@@ -24,7 +25,7 @@ function observe(stream: ParleyStream) {
   return seen;
 }
 
-const textsOf = (frames: StreamFrame[]) => frames.flatMap((frame) => (isFrame(frame, 'message.created') ? [frame.data.data.text] : []));
+const textsOf = (frames: StreamFrame[]) => frames.flatMap((frame) => (isFrame(frame, 'message.created') ? [textOf(frame.data)] : []));
 
 describe.each(testDatabases)('SDK: the real-time stream on %s', (database) => {
   let p: Parley;

@@ -180,6 +180,10 @@ async function checkInvariants(storage: Storage, dataDir: string, acknowledged: 
   const consumers = await db.selectFrom('outbox_consumers').selectAll().execute();
   for (const consumer of consumers)
     if (Number(consumer.last_id) !== latest) problems.push(`consumer ${consumer.name} at ${consumer.last_id}, outbox at ${latest}`);
+  // The daily statistics' consumer counted every message row exactly once, across the kill.
+  const dailyMessages = await db.selectFrom('daily_stats').select('count').where('metric', '=', 'messages').execute();
+  const countedMessages = dailyMessages.reduce((sum, row) => sum + Number(row.count), 0);
+  if (countedMessages !== rows.length) problems.push(`daily statistics count ${countedMessages} messages but ${rows.length} rows`);
   // Reactions: every acknowledged one exists, and each message's counters agree with its rows.
   const reactionRows = await db.selectFrom('message_reactions').select(['message_id', 'user_id', 'reaction_name']).execute();
   const reactionKeys = new Set(reactionRows.map((row) => `${row.message_id} ${row.user_id} ${row.reaction_name}`));

@@ -52,11 +52,11 @@ const edgeStrings = fc.constantFrom(
 
 /**
  * Where an error is answered as designed. The API surfaces use the envelope of docs/contract.md,
- * Errors. The sign-in pages a browser opens (login, logout, authorize) answer an HTML page, since
+ * Errors. The sign-in pages a browser opens (login, logout, authorize, password reset) answer an HTML page, since
  * a person reads them; the OAuth protocol endpoints answer RFC 6749 section 5.2 / RFC 6750 errors
  * (`{"error": ...}`), since OpenID client libraries parse those.
  */
-const BROWSER_PAGES = new Set(['/login', '/logout', '/oauth/authorize']);
+const BROWSER_PAGES = new Set(['/login', '/logout', '/oauth/authorize', '/reset-password']);
 const OAUTH_PROTOCOL = new Set(['/oauth/token', '/userinfo', '/oauth/jwks']);
 
 function errorAsDesigned(url: string, response: { headers: Record<string, unknown>; json: () => unknown }): boolean {

@@ -33,8 +33,68 @@ export async function serverDocument(): Promise<string> {
   }
 }
 
-/** The TypeScript declarations of a document, as openapi-typescript writes them. */
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const isObject = (value: Json | undefined): value is { [key: string]: Json } => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Keywords whose value maps names the user chose to schemas: their keys are names, not keywords. */
+const NAME_MAPS: ReadonlySet<string> = new Set(['properties', 'patternProperties']);
+
+/**
+ * The document without its prose: every `summary`, `description` and example goes (a property named
+ * `description` stays: under `properties` keys are names). The types keep every route, parameter and
+ * schema; the server's /docs keeps the prose.
+ */
+function withoutProse(node: Json, keysAreNames = false): Json {
+  if (Array.isArray(node)) return node.map((item) => withoutProse(item));
+  if (!isObject(node)) return node;
+  const kept: { [key: string]: Json } = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!keysAreNames && (key === 'summary' || key === 'description') && typeof value === 'string') continue;
+    if (!keysAreNames && (key === 'examples' || key === 'example')) continue;
+    kept[key] = withoutProse(value, !keysAreNames && NAME_MAPS.has(key));
+  }
+  return kept;
+}
+
+/**
+ * Every route answers its refusals in the one error envelope: each distinct refusal answer is written
+ * once, under components.responses (`Refusal`, `Refusal2`, ...), and the routes refer to it, so the
+ * types hold it once rather than once per status of every route.
+ */
+function withSharedRefusals(document: { [key: string]: Json }): { [key: string]: Json } {
+  const shared: { [key: string]: Json } = {};
+  const names = new Map<string, string>();
+  const paths = isObject(document.paths) ? document.paths : {};
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue;
+    for (const operation of Object.values(item)) {
+      if (!isObject(operation) || !isObject(operation.responses)) continue;
+      for (const [status, answer] of Object.entries(operation.responses)) {
+        if (Number(status) < 400) continue;
+        const text = JSON.stringify(answer);
+        let name = names.get(text);
+        if (name === undefined) {
+          name = names.size === 0 ? 'Refusal' : `Refusal${names.size + 1}`;
+          names.set(text, name);
+          shared[name] = answer;
+        }
+        operation.responses[status] = { $ref: `#/components/responses/${name}` };
+      }
+    }
+  }
+  const components = isObject(document.components) ? document.components : {};
+  return { ...document, components: { ...components, responses: { ...(isObject(components.responses) ? components.responses : {}), ...shared } } };
+}
+
+/**
+ * The TypeScript declarations of a document, as openapi-typescript writes them from the document
+ * without prose and with shared refusals (what the SDK ships stays small), indented by two spaces.
+ */
 export async function typesOf(document: string): Promise<string> {
-  const ast = await openapiTS(JSON.parse(document) as Parameters<typeof openapiTS>[0], { alphabetize: true });
-  return BANNER + astToString(ast);
+  const parsed = withoutProse(JSON.parse(document) as Json);
+  if (!isObject(parsed)) throw new Error('the OpenAPI document is not an object');
+  const ast = await openapiTS(withSharedRefusals(parsed) as unknown as Parameters<typeof openapiTS>[0], { alphabetize: true });
+  const text = astToString(ast).replace(/^(?: {4})+/gm, (indent) => ' '.repeat(indent.length / 2));
+  return BANNER + text;
 }

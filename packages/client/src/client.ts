@@ -7,6 +7,8 @@ import { authorizedFetch, type RetryOptions } from './http.js';
 import { createRest } from './rest.js';
 import { ParleyStream, type StreamOptions } from './stream/stream.js';
 import type { WebSocketFactory } from './stream/socket.js';
+import type { MessagePage } from './types.js';
+import { type FileUpload, type ImageUpload, type UploadBody, uploadMessage } from './upload.js';
 
 export interface ClientOptions {
   /** The Parley server, e.g. `https://chat.example.com` (the client API lives under /client/v1). */
@@ -40,6 +42,17 @@ export function createClient(options: ClientOptions) {
     tokenProvider,
     api,
     ...createRest(context),
+    /**
+     * Sends an image as a message (`Blob`, `File`, `ArrayBuffer` or bytes; caption, tags, parentId,
+     * fullImage, topicId), calling `onProgress(loaded, total)` as the body goes out.
+     */
+    sendImage(channelId: string, image: UploadBody, upload?: ImageUpload): Promise<MessagePage> {
+      return uploadMessage({ baseUrl, tokenProvider, fetch: baseFetch, retry: options.retry }, 'images', channelId, image, upload);
+    },
+    /** Sends a file as a message, its name and content type kept, calling `onProgress(loaded, total)` as the body goes out. */
+    sendFile(channelId: string, file: UploadBody, upload?: FileUpload): Promise<MessagePage> {
+      return uploadMessage({ baseUrl, tokenProvider, fetch: baseFetch, retry: options.retry }, 'files', channelId, file, upload);
+    },
     /** A stream for this user (not yet connected: call `connect()`). */
     stream(streamOptions: Omit<StreamOptions, 'baseUrl' | 'tokenProvider'> = {}): ParleyStream {
       const factory = streamOptions.webSocketFactory ?? options.webSocketFactory;

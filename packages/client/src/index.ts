@@ -20,6 +20,8 @@ export {
 export type { WebSocketFactory, WebSocketLike } from './stream/socket.js';
 export { ParleyStream, type StreamEvents, type StreamOptions, type StreamState } from './stream/stream.js';
 export type * from './types.js';
+export { textOf } from './messages.js';
+export type { FileUpload, ImageUpload, UploadBody } from './upload.js';
 export type { paths } from './generated/openapi.js';
 export {
   createLive,

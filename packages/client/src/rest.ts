@@ -1,8 +1,10 @@
 import { type CallOptions, type ClientContext, unwrap } from './context.js';
 import type {
+  Channel,
   ChannelList,
   Comment,
   Community,
+  JoinedChannel,
   MessagePage,
   MessageQuery,
   NewMessage,
@@ -13,6 +15,12 @@ import type {
   TrayHistory,
   TrayRecordKey,
 } from './types.js';
+
+/**
+ * A message answer with its messages typed by `type` (types.ts, Message): the server's schema says
+ * `type: string` and `data: object`, its contract what each type's `data` holds.
+ */
+const typed = (page: { data: { messages: unknown[] } }): MessagePage => page as MessagePage;
 
 /** The init of one call: the per-call fetch (auth, retry) and the abort signal. */
 function init(context: ClientContext, options?: CallOptions) {
@@ -33,14 +41,26 @@ export function createRest(context: ClientContext) {
     },
     /** A page of a channel's messages, oldest first (`after`+`first`, `before`+`last`, or `token`). */
     async messages(channelId: string, query: MessageQuery = {}, options?: CallOptions): Promise<MessagePage> {
-      return unwrap(await api.GET('/client/v1/channels/{channelId}/messages', { params: { path: { channelId }, query }, ...init(context, options) }));
+      return typed(unwrap(await api.GET('/client/v1/channels/{channelId}/messages', { params: { path: { channelId }, query }, ...init(context, options) })));
     },
-    /** Sends a message (`{type: 'text', data: {text}}`, or `custom`); answers it with its author. */
+    /** Sends a message (`{ type: 'text', data: { text } }`, or `custom` with any object); answers it with its author. */
     async sendMessage(channelId: string, body: NewMessage, options?: CallOptions): Promise<MessagePage> {
-      return unwrap(await api.POST('/client/v1/channels/{channelId}/messages', { params: { path: { channelId } }, body, ...init(context, options) }));
+      return typed(unwrap(await api.POST('/client/v1/channels/{channelId}/messages', { params: { path: { channelId } }, body, ...init(context, options) })));
     },
     async deleteMessage(messageId: string, options?: CallOptions): Promise<MessagePage> {
-      return unwrap(await api.DELETE('/client/v1/messages/{messageId}', { params: { path: { messageId } }, ...init(context, options) }));
+      return typed(unwrap(await api.DELETE('/client/v1/messages/{messageId}', { params: { path: { messageId } }, ...init(context, options) })));
+    },
+    /**
+     * Joins a channel open to joining (`channel.joinable`); joining one the caller is a member of changes
+     * nothing. Answers the channel and the caller's membership. Refused: 404 missing, 409 closed,
+     * 403 / 400304 banned from it, 403 / 400301 not open to joining.
+     */
+    async joinChannel(channelId: string, options?: CallOptions): Promise<JoinedChannel> {
+      return unwrap(await api.POST('/client/v1/channels/{channelId}/join', { params: { path: { channelId } }, ...init(context, options) }));
+    },
+    /** Leaves a channel the caller is a member of (404 otherwise); answers the channel as it is after. */
+    async leaveChannel(channelId: string, options?: CallOptions): Promise<Channel> {
+      return unwrap(await api.POST('/client/v1/channels/{channelId}/leave', { params: { path: { channelId } }, ...init(context, options) })).channel;
     },
     /** Moves the caller's read marker forward to `segment` (never back, never past the last message). */
     async markRead(channelId: string, segment: number, options?: CallOptions): Promise<ReadMarker> {

@@ -4,12 +4,20 @@ import { staticToken, type TokenProvider } from './auth/token-provider.js';
 import { unwrap } from './context.js';
 import type { paths } from './generated/openapi.js';
 import { authorizedFetch, type RetryOptions } from './http.js';
-import type { RequestBody } from './types.js';
+import type { Answer, MessageDataByType, RequestBody, WithTypedMessages } from './types.js';
 
 export { ParleyError, RateLimitError } from './errors.js';
 export type { TokenProvider } from './auth/token-provider.js';
 export type { RetryOptions } from './http.js';
 export type { paths } from './generated/openapi.js';
+export type { Message, MessageDataByType, MessagePage, MessageType } from './types.js';
+
+/** A message the admin API sends, typed by `type` as the client API's (types.ts, NewMessage). */
+export type AdminNewMessage = Omit<RequestBody<'/api/v2/message', 'post'>, 'type' | 'data'> &
+  ({ type: 'text'; data: MessageDataByType['text'] } | { type: 'custom'; data: MessageDataByType['custom'] });
+
+/** The admin API's answer to a message it sent: the message, typed by `type`, and its author. */
+export type AdminMessageAnswer = WithTypedMessages<Answer<'/api/v2/message', 'post'>>;
 
 /** The administration API's routes (/api/v2), from the generated types. */
 export type AdminPaths = { [P in keyof paths as P extends `/api/v2/${string}` ? P : never]: paths[P] };
@@ -43,8 +51,13 @@ export function createAdminClient(options: ServerClientOptions & { adminToken: s
     async createChannel(body: RequestBody<'/api/v2/channel', 'post'>) {
       return unwrap(await api.POST('/api/v2/channel', { body }));
     },
-    async sendMessage(body: RequestBody<'/api/v2/message', 'post'>) {
-      return unwrap(await api.POST('/api/v2/message', { body }));
+    /** Changes a channel's settings given (`displayName`, `joinable`) and answers the channel. */
+    async updateChannel(channelId: string, body: RequestBody<'/api/v2/channel/{channelId}', 'put'>) {
+      return unwrap(await api.PUT('/api/v2/channel/{channelId}', { params: { path: { channelId } }, body }));
+    },
+    /** Sends a message as the admin's user: `{ channelId, type: 'text', data: { text } }`, or `custom` with any object. */
+    async sendMessage(body: AdminNewMessage): Promise<AdminMessageAnswer> {
+      return unwrap(await api.POST('/api/v2/message', { body })) as AdminMessageAnswer;
     },
     /** A user access token minted server-side (for apps that sign people in themselves). */
     async mintUserToken(userId: string, expiresIn?: number) {

@@ -1,8 +1,9 @@
 import { Button, Center, Loader, Stack } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { type ComponentType, lazy, Suspense, useEffect } from 'react';
-import { Redirect, Route, Router, Switch } from 'wouter';
+import { type ComponentType, lazy, Suspense, useEffect, useLayoutEffect } from 'react';
+import { Redirect, Route, Router, Switch, useLocation, useSearch } from 'wouter';
 import { meQuery } from './api/me.js';
+import { rememberReturnPath } from './auth/return-path.js';
 import { homePath, maySee, type ScreenId } from './auth/screens.js';
 import { SessionProvider, useSession, useSignedIn } from './auth/session.js';
 import { BASE_PATH, clearCredentials } from './auth/tokens.js';
@@ -21,6 +22,8 @@ const RolesScreen = lazy(() => import('./screens/RolesScreen.js').then((module) 
 const AppsScreen = lazy(() => import('./screens/AppsScreen.js').then((module) => ({ default: module.AppsScreen })));
 const OverviewScreen = lazy(() => import('./screens/OverviewScreen.js').then((module) => ({ default: module.OverviewScreen })));
 const TrayScreen = lazy(() => import('./screens/TrayScreen.js').then((module) => ({ default: module.TrayScreen })));
+const AuditScreen = lazy(() => import('./screens/AuditScreen.js').then((module) => ({ default: module.AuditScreen })));
+const SessionsScreen = lazy(() => import('./screens/SessionsScreen.js').then((module) => ({ default: module.SessionsScreen })));
 
 /** A screen behind its right: someone without it sees why, not an empty page. */
 function guarded(screen: ScreenId, Screen: ComponentType) {
@@ -49,6 +52,8 @@ const Roles = guarded('roles', RolesScreen);
 const Apps = guarded('apps', AppsScreen);
 const Overview = guarded('overview', OverviewScreen);
 const Tray = guarded('tray', TrayScreen);
+const Audit = guarded('audit', AuditScreen);
+const Sessions = guarded('sessions', SessionsScreen);
 
 function Home() {
   const path = homePath(useSession());
@@ -69,6 +74,8 @@ function SignedInScreens() {
         <Route path="/apps" component={Apps} />
         <Route path="/overview" component={Overview} />
         <Route path="/tray" component={Tray} />
+        <Route path="/audit" component={Audit} />
+        <Route path="/sessions" component={Sessions} />
         <Route>
           <Page title="Page not found">There is no screen at this address.</Page>
         </Route>
@@ -104,6 +111,17 @@ function SignedIn() {
   );
 }
 
+/** Signed out on a console page: remembers it, to open it once signed in, and shows the sign-in screen. */
+function ToSignIn() {
+  const [location, navigate] = useLocation();
+  const search = useSearch();
+  useLayoutEffect(() => {
+    rememberReturnPath(search === '' ? location : `${location}?${search}`);
+    navigate('/login', { replace: true });
+  }, [location, search, navigate]);
+  return null;
+}
+
 function Gate() {
   const signedIn = useSignedIn();
   const queryClient = useQueryClient();
@@ -115,7 +133,7 @@ function Gate() {
     <Switch>
       <Route path="/login" component={LoginScreen} />
       <Route path="/callback" component={CallbackScreen} />
-      <Route>{signedIn ? <SignedIn /> : <Redirect to="/login" replace />}</Route>
+      <Route>{signedIn ? <SignedIn /> : <ToSignIn />}</Route>
     </Switch>
   );
 }

@@ -3,7 +3,9 @@ import { appendEvents } from '../../events/outbox.js';
 import { AppError } from '../../shared/errors.js';
 import type { Executor } from '../../storage/database.js';
 import { currentChannel, lockOpenChannel, memberEvent, requireUsers } from './channel-changes.js';
+import { requireMayJoin, requireMayLeave } from './channels.policy.js';
 import type { ChannelsStore } from './channels.store.js';
+import type { ChannelRow, MemberRow } from './channels.types.js';
 
 /** Runs work in one transaction with the channels store on it; within a command's transaction `within`, in that one. */
 export type ChannelTransaction = <T>(work: (store: ChannelsStore, trx: Executor) => Promise<T>, within?: Executor) => Promise<T>;
@@ -23,9 +25,10 @@ async function withMembership(store: ChannelsStore, channelId: string, userIds: 
 }
 
 /**
- * Who is in a channel: adding, removing, muting, banning and unbanning members. Each change locks the
- * open channel first, so changes of one channel (and its close) run one after another. A change given
- * a command's transaction (`within`: a ban with its lift and audit entry) runs in it.
+ * Who is in a channel: adding, removing, muting, banning and unbanning members, and users joining and
+ * leaving by themselves. Each change locks the channel first, so changes of one channel (and its close)
+ * run one after another. A change given a command's transaction (`within`: a ban with its lift and
+ * audit entry) runs in it.
  */
 export function createMembershipActions(deps: { inTransaction: ChannelTransaction; clock: Clock }) {
   const { inTransaction, clock } = deps;
@@ -43,6 +46,40 @@ export function createMembershipActions(deps: { inTransaction: ChannelTransactio
         await store.addToMemberCount(channelId, added, now);
         const newcomers = unique.filter((id) => !already.has(id));
         if (newcomers.length > 0) await appendEvents(trx, [memberEvent('member.added', await currentChannel(store, channelId), newcomers, null, now)], now);
+      });
+    },
+
+    /**
+     * The user joins a channel open to joining (channels.policy.ts, requireMayJoin), told to its members
+     * as member.added; a member already is left as they are, with no event. Answers the channel and the
+     * user's membership.
+     */
+    async join(userId: string, channelId: string): Promise<{ channel: ChannelRow; member: MemberRow }> {
+      const now = clock.now();
+      return inTransaction(async (store, trx) => {
+        const channel = await store.lockById(channelId);
+        requireMayJoin(channel, channel === undefined ? undefined : await store.findMember(channelId, userId));
+        const added = await store.insertMembers(channelId, [userId], now);
+        await store.addToMemberCount(channelId, added, now);
+        const after = await currentChannel(store, channelId);
+        if (added > 0) await appendEvents(trx, [memberEvent('member.added', after, [userId], userId, now)], now);
+        const member = await store.findMember(channelId, userId);
+        if (member === undefined) throw new AppError('unexpected');
+        return { channel: after, member };
+      });
+    },
+
+    /** The user leaves a channel they are a member of (channels.policy.ts, requireMayLeave), told as member.removed. Answers the channel after. */
+    async leave(userId: string, channelId: string): Promise<ChannelRow> {
+      const now = clock.now();
+      return inTransaction(async (store, trx) => {
+        const channel = await store.lockById(channelId);
+        requireMayLeave(channel, channel === undefined ? undefined : await store.findMember(channelId, userId));
+        const removed = await store.deleteMembers(channelId, [userId], 'member');
+        await store.addToMemberCount(channelId, -removed, now);
+        const after = await currentChannel(store, channelId);
+        if (removed > 0) await appendEvents(trx, [memberEvent('member.removed', after, [userId], userId, now)], now);
+        return after;
       });
     },
 

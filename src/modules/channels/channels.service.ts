@@ -36,6 +36,14 @@ export interface CreateChannelInput {
   metadata?: Record<string, unknown>;
   tags?: string[];
   userIds?: string[];
+  /** Whether users may join it by themselves; default false. */
+  joinable?: boolean;
+}
+
+/** Settings of a channel an update may change; absent ones stay. */
+export interface ChannelSettings {
+  displayName?: string;
+  joinable?: boolean;
 }
 
 export function jsonWithinLimit(value: unknown, field: string): string {
@@ -61,6 +69,7 @@ function newChannelRow(input: CreateChannelInput, metadata: string, tags: string
     metadata,
     tags: JSON.stringify(tags),
     is_closed: 0,
+    joinable: input.joinable === true ? 1 : 0,
     mute_until: null,
     member_count: 0,
     message_count: 0,
@@ -159,6 +168,20 @@ export function createChannelsService(deps: { db: Executor; dialect: Dialect; cl
         await lockOpenChannel(store, channelId);
         const now = clock.now();
         await store.update(channelId, { display_name: displayName, updated_at: now });
+        return emitChannelUpdated(store, trx, channelId, now);
+      });
+    },
+
+    /** Changes the settings given (display name, joinable) and tells the members as channel.updated; a closed channel is a 409. */
+    async update(channelId: string, settings: ChannelSettings): Promise<ChannelRow> {
+      return inTransaction(async (store, trx) => {
+        await lockOpenChannel(store, channelId);
+        const now = clock.now();
+        await store.update(channelId, {
+          ...(settings.displayName === undefined ? {} : { display_name: settings.displayName }),
+          ...(settings.joinable === undefined ? {} : { joinable: settings.joinable ? 1 : 0 }),
+          updated_at: now,
+        });
         return emitChannelUpdated(store, trx, channelId, now);
       });
     },

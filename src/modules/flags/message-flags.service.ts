@@ -5,6 +5,7 @@ import { runTransaction } from '../../storage/transactions.js';
 import { countMessageFlag, resetMessageFlagCount, uncountMessageFlag } from '../messages/messages.service.js';
 import { flagReasonOf } from './flag-reason.js';
 import { createMessageFlagsStore } from './message-flags.store.js';
+import { tallyFlag } from '../stats/daily-tallies.js';
 import type { ReactionsService } from '../reactions/reactions.service.js';
 
 /** A flag as a review takes it: who flagged, why, when. */
@@ -45,6 +46,7 @@ export function createMessageFlagsService(deps: {
         const store = createMessageFlagsStore(trx);
         const flagged = await store.addFlag(message.id, flaggerId, reason, deps.clock.now());
         if (flagged) await countMessageFlag(trx, message.id);
+        await tallyFlag(trx, 'message', flagged, deps.clock.now());
         return { flagged, flagCount: await store.flagCountOf(message.id) };
       });
     },

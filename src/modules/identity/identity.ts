@@ -15,6 +15,7 @@ import { createCsrf } from './csrf.js';
 import { createGrantsStore } from './grants.store.js';
 import { createLoginService } from './login.service.js';
 import { createLogoutChecks } from './logout.js';
+import { createPasswordResets } from './password-resets.js';
 import { checkServerKey, createSealer, loadServerKeyMaterial } from './server-key.js';
 import { createSessionsStore } from './sessions.store.js';
 import { createLoginSessions } from './sessions.js';
@@ -47,7 +48,12 @@ export async function createIdentity(deps: {
    */
   notices?: Pick<Notices, 'publish' | 'on'>;
   /** The users module's lookups: sign-in reads the user it signs in. */
-  users: { findById(userId: string): Promise<UserRow | undefined>; findByUsername(username: string): Promise<UserRow | undefined> };
+  users: {
+    findById(userId: string): Promise<UserRow | undefined>;
+    findByUsername(username: string): Promise<UserRow | undefined>;
+    /** Sets a password as PUT /api/v2/users does: the user is signed out everywhere. */
+    upsert(input: { userId: string; password: string }): Promise<unknown>;
+  };
   onBackgroundError?: (error: unknown) => void;
 }) {
   const { db, clock, config } = deps;
@@ -97,6 +103,8 @@ export async function createIdentity(deps: {
     /** The operator's view of a user's sessions, tokens and grants, and their revocation. */
     credentials: createCredentialsService({ db, dialect: deps.dialect, clock, findUser, notices: deps.notices }),
     login,
+    /** Password-reset links an admin hands out, and their one use on the reset page. */
+    passwordResets: createPasswordResets({ db, clock, findUser, setPassword: (userId, password) => deps.users.upsert({ userId, password }) }),
     authorize,
     token,
     /** RP-Initiated Logout's checks of a logout request (/logout). */

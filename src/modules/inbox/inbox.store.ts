@@ -39,6 +39,7 @@ export function createInboxStore(db: Executor) {
           metadata: row.metadata,
           tags: row.tags,
           is_closed: row.is_closed,
+          joinable: row.joinable,
           mute_until: row.mute_until,
           member_count: row.member_count,
           message_count: row.message_count,

@@ -51,14 +51,35 @@ function requireMayReviewUser(actor: AdminActor, input: UserReviewInput): void {
 interface QueueFilters extends Record<string, unknown> {
   k: 'm' | 'u' | 'r';
   t: TargetType | null;
+  /** The open messages' filters, present only when given (so an unfiltered list's tokens read as before): channel, reporter, reason. */
+  c?: string;
+  p?: string;
+  q?: string;
 }
+
+/** The open messages' filters as a page token carries them. */
+export interface OpenMessagesInput extends PageInput {
+  channelId?: string | undefined;
+  reporter?: string | undefined;
+  reason?: string | undefined;
+}
+
+const optionalText = (value: unknown): boolean => value === undefined || typeof value === 'string';
 
 /** Filters of the same list only: a token of the users queue never continues the messages queue. */
 const filtersOfKind =
   (kind: QueueFilters['k']) =>
   (value: unknown): value is QueueFilters => {
     const v = value as Partial<QueueFilters> | null;
-    return v !== null && typeof v === 'object' && v.k === kind && (v.t === null || v.t === 'message' || v.t === 'user');
+    return (
+      v !== null &&
+      typeof v === 'object' &&
+      v.k === kind &&
+      (v.t === null || v.t === 'message' || v.t === 'user') &&
+      optionalText(v.c) &&
+      optionalText(v.p) &&
+      optionalText(v.q)
+    );
   };
 
 /** One keyset page of a queue list newest first (shared/keyset.ts); a token continues its own list only. */
@@ -81,8 +102,15 @@ function keysetPage<T>(
   });
 }
 
-async function openMessagesOf(store: QueueStore, scope: ChannelScope, limit: number, cursor: KeysetCursor | null): Promise<OpenMessage[]> {
-  const targets = await store.flaggedPage('message', scope, limit, cursor);
+async function openMessagesOf(
+  store: QueueStore,
+  scope: ChannelScope,
+  limit: number,
+  cursor: KeysetCursor | null,
+  filters: QueueFilters,
+): Promise<OpenMessage[]> {
+  const narrowing = { channelId: filters.c ?? null, reporter: filters.p ?? null, reason: filters.q ?? null };
+  const targets = await store.flaggedPage('message', scope, limit, cursor, narrowing);
   const ids = targets.map((target) => target.id);
   const rows = new Map((await store.messagesByIds(ids)).map((row) => [row.id, row]));
   const live = [...rows.values()];
@@ -140,13 +168,18 @@ export function createModerationQueueService(deps: ModerationQueueDeps) {
   const reviewKey = (row: ReviewRow) => ({ at: row.created_at, id: row.id });
 
   return {
-    async openMessages(actor: AdminActor, input: PageInput): Promise<{ items: OpenMessage[]; paging: Paging }> {
+    /** The open flagged messages, newest flag first, optionally of one channel or with a flag by a reporter or holding a reason. */
+    async openMessages(actor: AdminActor, input: OpenMessagesInput): Promise<{ items: OpenMessage[]; paging: Paging }> {
       requireModerator(actor);
+      const requested: QueueFilters = { k: 'm', t: null };
+      if (input.channelId !== undefined) requested.c = input.channelId;
+      if (input.reporter !== undefined) requested.p = input.reporter;
+      if (input.reason !== undefined && input.reason.trim() !== '') requested.q = input.reason.trim();
       return keysetPage(
         deps.pageTokens,
-        input,
-        { k: 'm', t: null },
-        (limit, cursor) => openMessagesOf(store, channelScopeOf(actor), limit, cursor),
+        { pageToken: input.pageToken, limit: input.limit },
+        requested,
+        (limit, cursor, filters) => openMessagesOf(store, channelScopeOf(actor), limit, cursor, filters),
         (item) => ({
           at: item.lastFlaggedAt,
           id: item.row.id,

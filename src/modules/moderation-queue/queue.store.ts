@@ -49,19 +49,49 @@ function keysetCondition(time: RawBuilder<unknown>, id: RawBuilder<unknown>, cur
   return sql<boolean>`(${time} ${way} ${cursor.at} or (${time} = ${cursor.at} and ${id} ${way} ${cursor.id}))`;
 }
 
+/** What narrows the open messages: their channel, and a flag by a reporter and/or with a reason holding a text. Null: any. */
+export interface OpenMessageFilters {
+  channelId: string | null;
+  reporter: string | null;
+  reason: string | null;
+}
+
+export const ANY_OPEN_MESSAGE: OpenMessageFilters = { channelId: null, reporter: null, reason: null };
+
+/**
+ * The conditions the filters add to the open messages' WHERE. A reporter and a reason are asked of the
+ * same flag; the message's count and newest flag stay those of all its flags.
+ */
+function openMessageNarrowing(filters: OpenMessageFilters): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [];
+  if (filters.channelId !== null) parts.push(sql`and m.channel_id = ${filters.channelId}`);
+  const flag: RawBuilder<unknown>[] = [];
+  if (filters.reporter !== null) flag.push(sql`r.flagger_id = ${filters.reporter}`);
+  if (filters.reason !== null) flag.push(sql`lower(r.reason) like ${containingPattern(filters.reason.toLowerCase())} escape '\\'`);
+  if (flag.length > 0) parts.push(sql`and exists (select 1 from message_flags r where r.message_id = f.message_id and ${sql.join(flag, sql` and `)})`);
+  return parts.length === 0 ? sql`` : sql.join(parts, sql` `);
+}
+
 /** Reads of the open queue: flagged targets newest flag first, their flags and the rows they name. */
 function openQueueQueries(db: Executor) {
   return {
     /** One page of flagged targets, newest flag first; `limit + 1` rows, so the caller knows whether more follow. */
-    async flaggedPage(type: TargetType, scope: ConversationScope, limit: number, cursor: KeysetCursor | null): Promise<FlaggedTarget[]> {
+    async flaggedPage(
+      type: TargetType,
+      scope: ConversationScope,
+      limit: number,
+      cursor: KeysetCursor | null,
+      filters: OpenMessageFilters = ANY_OPEN_MESSAGE,
+    ): Promise<FlaggedTarget[]> {
       const { table, key, open } = flagSource(type, scope);
+      const narrowing = type === 'message' ? openMessageNarrowing(filters) : sql``;
       const lastAt = sql`max(f.created_at)`;
       const having = cursor === null ? sql`` : sql`having ${keysetCondition(lastAt, key, cursor)}`;
       const newer = cursor !== null && !cursor.older;
       const order = newer ? sql`${lastAt} asc, ${key} asc` : sql`${lastAt} desc, ${key} desc`;
       const result = await sql<{ id: string; flag_count: number | string; last_at: number | string }>`
         select ${key} as id, count(*) as flag_count, ${lastAt} as last_at
-        from ${table} ${open} group by ${key} ${having} order by ${order} limit ${limit + 1}`.execute(db);
+        from ${table} ${open} ${narrowing} group by ${key} ${having} order by ${order} limit ${limit + 1}`.execute(db);
       const rows = result.rows.map((row) => ({ id: row.id, flagCount: Number(row.flag_count), lastAt: Number(row.last_at) }));
       return newer ? rows.reverse() : rows;
     },

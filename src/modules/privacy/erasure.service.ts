@@ -23,6 +23,7 @@ import { blankUserProfile, deleteUserRow, withdrawUserFlagsBy } from '../users/u
 import { rewriteWebhookBodies } from '../webhooks/webhook-redaction.js';
 import { createErasureStore } from './erasure.store.js';
 import { ERASED_USER_ID, ERASED_USER_NAME, type ErasureServices, type MessagesMode } from './privacy.types.js';
+import { forgetDailySender } from '../stats/daily-tallies.js';
 
 /** Rows handled per transaction: a user with a long history never holds one giant transaction. */
 const BATCH = 200;
@@ -276,6 +277,7 @@ export function createErasureService(deps: PrivacyDeps) {
     await clearReviews(userId, mode);
     await eraseTrayOf(db, userId);
     await anonymiseTrayActor(db, userId, ERASED_USER_NAME);
+    await forgetDailySender(db, userId);
     const avatars = await removeAvatars(userId);
     // Every text of the user is gone from the tables: the WAL's older frames, which still hold them,
     // go too. Before the users row, so that an erasure this cannot finish is found and run again.

@@ -15,6 +15,7 @@ import type { Notices } from '../../events/notices.js';
 import type { RolesService } from '../roles/roles.service.js';
 import type { RoleRow } from '../roles/roles.types.js';
 import { flagReasonOf } from '../flags/flag-reason.js';
+import { tallyFlag } from '../stats/daily-tallies.js';
 
 export interface UpsertUserInput {
   userId: string;
@@ -282,7 +283,8 @@ export function createUsersService(deps: {
       const reason = flagReasonOf(reasonText);
       if (flaggerId === targetUserId) throw new AppError('badRequest', 'You cannot flag yourself.');
       await requireUser(targetUserId);
-      return runTransaction(deps.db, (trx) => createUsersStore(trx).addFlag(targetUserId, flaggerId, reason, deps.clock.now()));
+      const now = deps.clock.now();
+      return runTransaction(deps.db, async (trx) => tallyFlag(trx, 'user', await createUsersStore(trx).addFlag(targetUserId, flaggerId, reason, now), now));
     },
   };
 }

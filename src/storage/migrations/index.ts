@@ -20,6 +20,9 @@ import * as messageRetention from './0018_message_retention.js';
 import * as moderationReviews from './0019_moderation_reviews.js';
 import * as banLifts from './0020_ban_lifts.js';
 import * as erasures from './0021_erasures.js';
+import * as channelJoinable from './0022_channel_joinable.js';
+import * as dailyStats from './0023_daily_stats.js';
+import * as passwordResets from './0024_password_resets.js';
 
 /**
  * Every migration, in order of name. One set serves SQLite and PostgreSQL; a
@@ -47,4 +50,7 @@ export const migrations: Record<string, Migration> = {
   '0019_moderation_reviews': moderationReviews,
   '0020_ban_lifts': banLifts,
   '0021_erasures': erasures,
+  '0022_channel_joinable': channelJoinable,
+  '0023_daily_stats': dailyStats,
+  '0024_password_resets': passwordResets,
 };

@@ -8,6 +8,8 @@ export interface ChannelsTable {
   /** JSON array, kept for presenting; channel_tags is what queries filter on. */
   tags: string;
   is_closed: number;
+  /** 1 when users may join by themselves (the client API's join), else 0. */
+  joinable: number;
   mute_until: number | null;
   member_count: number;
   message_count: number;

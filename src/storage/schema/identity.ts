@@ -82,6 +82,15 @@ export interface LoginSessionsTable {
   last_seen_at: number | null;
 }
 
+/** A password-reset link: one live per user, replaced by the next, deleted by its one use. */
+export interface PasswordResetsTable {
+  user_id: string;
+  /** SHA-256 of the link's token, hex. */
+  token_hash: string;
+  expires_at: number;
+  created_at: number;
+}
+
 export interface LoginFailuresTable {
   throttle_key: string;
   failed_at: number;

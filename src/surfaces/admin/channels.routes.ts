@@ -22,6 +22,7 @@ import {
   MuteAnswer,
   MuteBody,
   MuteUsersBody,
+  UpdateChannelBody,
   UserIdsBody,
 } from './channels.schemas.js';
 import { CHANNEL_READ, moderators } from './console-access.js';
@@ -78,7 +79,8 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
       schema: {
         ...tag,
         summary: 'Create a channel',
-        description: 'Creates a channel with the calling admin and `userIds` as members. A taken channelId is a 409; an unknown user a 404.',
+        description:
+          'Creates a channel with the calling admin and `userIds` as members; `joinable` lets users join it by themselves. A taken channelId is a 409; an unknown user a 404.',
         consumes: JSON_AND_FORM,
         body: CreateChannelBody,
         response: answers(CreatedChannelAnswer, { extraErrors: [409] }),
@@ -124,6 +126,25 @@ export function registerChannelRoutes(app: TypedApp, deps: { channels: ChannelsS
       },
     },
     async (request) => rename(request.params.channelId, request.body.displayName),
+  );
+
+  app.put(
+    '/channel/:channelId',
+    {
+      config: { ...moderators(['EDIT_CHANNEL'], 'changing a channel', 'channel'), audit: 'channel.update' },
+      schema: {
+        ...tag,
+        summary: "Change a channel's settings",
+        description:
+          'Sets the settings given (`displayName`, `joinable`: whether users may join by themselves) and answers the channel; members learn of it as channel.updated. ' +
+          'An unknown channel is a 404, a closed one a 409, a body with neither setting a 422.',
+        consumes: JSON_AND_FORM,
+        params: ChannelIdParams,
+        body: UpdateChannelBody,
+        response: answers(ChannelRecord, closedIsConflict),
+      },
+    },
+    async (request) => presentChannel(await channels.update(request.params.channelId, request.body), clock.now()),
   );
 
   registerChannelReadRoutes(app, { channels, clock });

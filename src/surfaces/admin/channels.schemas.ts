@@ -31,6 +31,8 @@ export const ChannelQueryBody = Type.Object(
   { examples: [{ filter: 'all', tags: ['company'], options: { limit: 20 } }] },
 );
 
+const Joinable = Type.Boolean({ description: 'Whether users may join the channel by themselves (client API); default false' });
+
 export const CreateChannelBody = Type.Object(
   {
     channelId: Id('Unique channel id'),
@@ -39,6 +41,7 @@ export const CreateChannelBody = Type.Object(
     metadata: Type.Optional(Metadata("The operator's own data about the channel (at most 100 KB as JSON)")),
     tags: Type.Optional(Tags()),
     userIds: Type.Optional(IdList('Initial members besides the calling admin')),
+    joinable: Type.Optional(Joinable),
   },
   {
     examples: [
@@ -49,9 +52,18 @@ export const CreateChannelBody = Type.Object(
         metadata: { topic: 'Company-wide announcements' },
         tags: ['company'],
         userIds: ['alice', 'bob'],
+        joinable: true,
       },
     ],
   },
+);
+
+export const UpdateChannelBody = Type.Object(
+  {
+    displayName: Type.Optional(Type.String({ maxLength: 200 })),
+    joinable: Type.Optional(Joinable),
+  },
+  { minProperties: 1, examples: [{ joinable: true }, { displayName: 'General', joinable: false }] },
 );
 
 export const DisplayNameBody = Type.Object(

@@ -16,6 +16,7 @@ import {
 } from '../../modules/moderation-queue/queue.present.js';
 import type { ModerationQueueService } from '../../modules/moderation-queue/queue.service.js';
 import type { Reviewer, ReviewRow } from '../../modules/moderation-queue/queue.types.js';
+import { AppError } from '../../shared/errors.js';
 import type { Paging } from '../../shared/paging.js';
 import { Id, StringEnum } from '../../shared/schemas.js';
 import { PagingRecord } from '../shared/message-answers.js';
@@ -110,16 +111,41 @@ function registerQueueReads(app: TypedApp, deps: { queue: ModerationQueueService
       schema: {
         ...tag,
         summary: 'Flagged messages waiting for review, or their reviews',
-        description: `status=open (the default) lists the messages, not deleted, that users flagged and no review cleared yet, newest flag first: each with its channel, its author, the number of flags and the newest 100 flags (who, their reason, when). status=reviewed lists the reviews of messages, newest first, as GET /api/v2/moderation/reviews?targetType=message does. Paged by pageToken. ${WHO}`,
-        querystring: Type.Object({ status: Status, ...PageQuery }, { examples: [{ status: 'open', limit: 25 }] }),
+        description: `status=open (the default) lists the messages, not deleted, that users flagged and no review cleared yet, newest flag first: each with its channel, its author, the number of flags and the newest 100 flags (who, their reason, when). channelId, reporter and reason narrow the open list, and its page tokens carry them. status=reviewed lists the reviews of messages, newest first, as GET /api/v2/moderation/reviews?targetType=message does. Paged by pageToken. ${WHO}`,
+        querystring: Type.Object(
+          {
+            status: Status,
+            channelId: Type.Optional(Id('status=open only: only the messages of this channel')),
+            reporter: Type.Optional(Id('status=open only: only the messages this user flagged')),
+            reason: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 100,
+                description: 'status=open only: only the messages with a flag whose reason holds this text (any case); with reporter, a flag of theirs',
+              }),
+            ),
+            ...PageQuery,
+          },
+          {
+            examples: [
+              { status: 'open', limit: 25 },
+              { status: 'open', channelId: 'general', reason: 'spam' },
+            ],
+          },
+        ),
         response: answers(queueOrReviews(OpenMessagesAnswer, 'messages')),
       },
     },
     async (request) => {
-      const { status, ...page } = request.query;
+      const { status, channelId, reporter, reason, ...page } = request.query;
       const actor = adminActorOf(request);
-      if (status === 'reviewed') return reviewsAnswer(await queue.reviews(actor, 'message', page));
-      const { items, paging } = await queue.openMessages(actor, page);
+      if (status === 'reviewed') {
+        if (channelId !== undefined || reporter !== undefined || reason !== undefined) {
+          throw new AppError('badRequest', 'channelId, reporter and reason filter the open queue only (status=open).');
+        }
+        return reviewsAnswer(await queue.reviews(actor, 'message', page));
+      }
+      const { items, paging } = await queue.openMessages(actor, { ...page, channelId, reporter, reason });
       return { items: items.map((item) => presentOpenMessage(item, publicUrl)), paging };
     },
   );

@@ -4,6 +4,7 @@ import type { Container } from '../../container.js';
 import { installAudit } from '../shared/audit-hooks.js';
 import { createRateLimiter } from '../../shared/rate-limit.js';
 import { registerClientBasicsRoutes } from './basics.routes.js';
+import { registerClientChannelRoutes } from './channels.routes.js';
 import { registerClientMessageActionRoutes } from './message-actions.routes.js';
 import { registerClientMessageRoutes } from './messages.routes.js';
 import { registerClientModerationRoutes } from './moderation.routes.js';
@@ -28,6 +29,7 @@ export function clientSurface(container: Container) {
     // Moderators' actions are recorded in the audit trail (before the routes: it names them as they register).
     installAudit(scope, { audit: container.audit, clock }, false);
     registerClientBasicsRoutes(scope, { inbox: container.inbox, clock });
+    registerClientChannelRoutes(scope, { channels: container.channels, clock });
     registerClientModerationRoutes(scope, { moderator: container.moderator, moderation: container.moderation, users: container.users, clock });
     registerSocialRoutes(scope, { social: container.social });
     registerClientMessageActionRoutes(scope, { reactions: container.reactions, flags: container.messageFlags });

@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import type { Container } from '../../container.js';
 import type { TypedApp } from '../../http/typed-app.js';
 import { AppError } from '../../shared/errors.js';
+import { registerFavicon } from './favicon.js';
 import { registerOAuthApiRoutes, registerOAuthPublicRoutes } from './oauth.routes.js';
 import { rawQueryOf } from './page-context.js';
 import { registerSignInPages } from './pages.routes.js';
@@ -34,6 +35,7 @@ export function signInSurface(container: Container) {
     scope.addHook('preValidation', async (request) => {
       if (typeof request.body === 'string') refuseNul(request.body);
     });
+    registerFavicon(scope);
     registerOAuthPublicRoutes(scope, { publicUrl: identity.publicUrl, issuer: identity.issuer, rsa: identity.rsa, avatars: identity.avatars, tokens });
     await scope.register(async (api) => {
       registerOAuthApiRoutes(api, { token: identity.token, tokens, findUser: identity.findUser, networkId: identity.networkId, publicUrl: identity.publicUrl });
@@ -50,6 +52,7 @@ export function signInSurface(container: Container) {
         clients: identity.clients,
         findUser: identity.findUser,
         logout: identity.logout,
+        passwordResets: identity.passwordResets,
       });
     });
   };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { FAVICON_DATA_URL } from './favicon.js';
 
 /**
  * The sign-in pages, rendered on the server: no script, one small inline style sheet (allowed by
@@ -40,7 +41,8 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-function layout(title: string, body: string): string {
+/** A page of the sign-in service: the style sheet its Content-Security-Policy allows, and the body in a card. */
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -48,6 +50,7 @@ function layout(title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" type="image/svg+xml" href="${FAVICON_DATA_URL}">
 <style>${STYLE}</style>
 </head>
 <body><main><div class="card">
@@ -57,7 +60,7 @@ ${body}
 `;
 }
 
-const errorBlock = (error: string | null): string => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '');
+export const errorBlock = (error: string | null): string => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '');
 const noticeBlock = (notice: string | null): string => (notice ? `<p class="notice" role="status">${escapeHtml(notice)}</p>` : '');
 
 export interface LoginPageInput {

@@ -7,6 +7,7 @@ import type { ClientsService } from '../../modules/identity/clients.service.js';
 import { CSRF_COOKIE, type Csrf } from '../../modules/identity/csrf.js';
 import type { LoginService } from '../../modules/identity/login.service.js';
 import type { LogoutChecks } from '../../modules/identity/logout.js';
+import type { PasswordResets } from '../../modules/identity/password-resets.js';
 import { SESSION_COOKIE, type LoginSessions } from '../../modules/identity/sessions.js';
 import type { FindUser } from '../../modules/identity/token/signin-user.js';
 import { PAGE_HEADERS, renderErrorPage, renderLoginPage } from './login-page.js';
@@ -27,6 +28,8 @@ export interface SignInPageDeps {
   clients: ClientsService;
   findUser: FindUser;
   logout: LogoutChecks;
+  /** The password-reset links' page (password-reset.routes.ts). */
+  passwordResets: PasswordResets;
 }
 
 /** The query string of a request exactly as sent, for the lenient authorization-request reader. */

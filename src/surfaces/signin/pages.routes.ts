@@ -4,6 +4,7 @@ import { parseAuthorizationParameters } from '../../modules/identity/authorize/p
 import { SESSION_TTL_MS } from '../../modules/identity/sessions.js';
 import { renderErrorPage, renderSignedInPage } from './login-page.js';
 import { registerLogoutRoutes } from './logout.routes.js';
+import { registerPasswordResetPages } from './password-reset.routes.js';
 import { createSignInPageContext, isForm, rawQueryOf, type SignInPageContext, type SignInPageDeps, sendPage } from './page-context.js';
 import { AUTHORIZE_FORM_SCHEMA, AUTHORIZE_SCHEMA, LOGIN_FORM_SCHEMA, LOGIN_PAGE_SCHEMA } from './pages.schemas.js';
 import { readsRequestAsSent } from './signin.schemas.js';
@@ -24,6 +25,7 @@ export function registerSignInPages(app: TypedApp, deps: SignInPageDeps): void {
   registerAuthorizeRoutes(app, page);
   registerLoginRoutes(app, deps, page);
   registerLogoutRoutes(app, deps, page);
+  registerPasswordResetPages(app, deps, page);
 }
 
 function registerAuthorizeRoutes(app: TypedApp, page: SignInPageContext): void {

@@ -59,6 +59,7 @@ export async function channels(w: World): Promise<void> {
   const spare = w.t.uniqueId('spare');
   await w.admin('POST', '/api/v2/channel', { json: { channelId: spare, type: 'standard' } });
   await w.admin('POST', `/api/v2/channel/${spare}/displayName`, { json: { displayName: 'Spare room' } });
+  await w.admin('PUT', `/api/v2/channel/${spare}`, { json: { displayName: 'Open room', joinable: true } });
   await w.admin('POST', `/api/v2/channels/${spare}/close`);
 }
 
@@ -163,12 +164,24 @@ async function revocation(w: World): Promise<void> {
   await s.login(person.username, person.password);
   await w.admin('POST', `/api/v2/users/${person.userId}/tokens`, { json: { expiresIn: 3600 } });
   const sessions = await w.admin('GET', `/api/v2/users/${person.userId}/sessions`);
+  await w.admin('GET', `/api/v2/sessions?userId=${person.userId}&limit=10`);
   const sessionId = field(sessions, (body: { sessions: Array<{ sessionId: string }> }) => body.sessions[0]?.sessionId, 'sessionId');
   await w.admin('DELETE', `/api/v2/users/${person.userId}/sessions/${sessionId}`);
   const tokens = await w.admin('GET', `/api/v2/users/${person.userId}/tokens?limit=10`);
   const tokenId = field(tokens, (body: { accessTokens: Array<{ tokenId: string }> }) => body.accessTokens[0]?.tokenId, 'tokenId');
   await w.admin('DELETE', `/api/v2/users/${person.userId}/tokens/${tokenId}`);
   await w.admin('POST', `/api/v2/users/${person.userId}/signout`);
+  // A password-reset link, opened and used on the sign-in service's page.
+  const reset = await w.admin('POST', `/api/v2/users/${person.userId}/password-reset`);
+  const resetUrl = new URL(field(reset, (body: { url: string }) => body.url, 'reset url'));
+  const resetPage = await w.call('GET', `${resetUrl.pathname}${resetUrl.search}`);
+  const resetForm = {
+    csrf: s.csrfOf(resetPage.body),
+    token: resetUrl.searchParams.get('token') ?? '',
+    password: 'a reset password',
+    confirmation: 'a reset password',
+  };
+  await w.call('POST', '/reset-password', { headers: { cookie: s.mergeCookies('', resetPage) }, form: new URLSearchParams(resetForm).toString() });
   // The person's data exported, then the person erased (their messages kept under the placeholder).
   await w.admin('GET', `/api/v2/users/${person.userId}/export`);
   await w.admin('DELETE', `/api/v2/users/${person.userId}?messages=anonymise`);
@@ -189,6 +202,7 @@ export async function adminReads(w: World): Promise<void> {
   await w.admin('GET', `/api/v2/users/${alice}/messages?limit=5`);
   await w.admin('GET', `/api/v2/users/${alice}/tray?limit=5`);
   await w.admin('GET', '/api/v2/stats');
+  await w.admin('GET', '/api/v2/stats/daily?days=7');
   await w.admin('GET', '/api/v2/status');
 }
 

@@ -12,6 +12,10 @@ export async function clientMessages(w: World): Promise<void> {
   const as = { token: alice.token };
   await w.call('GET', '/client/v1/me', as);
   await w.call('GET', '/client/v1/channels?limit=20', as);
+  const lounge = w.t.uniqueId('lounge');
+  await w.admin('POST', '/api/v2/channel', { json: { channelId: lounge, type: 'standard', joinable: true } });
+  await w.call('POST', `/client/v1/channels/${lounge}/join`, as);
+  await w.call('POST', `/client/v1/channels/${lounge}/leave`, as);
   const text = await w.call('POST', `/client/v1/channels/${channelId}/messages`, {
     ...as,
     json: { type: 'text', data: { text: 'Hello from Alice' }, tags: ['greeting'] },

@@ -48,6 +48,8 @@ describe("the admin routes' access declarations", () => {
       ['DELETE', '/api/v2/users/:userId'],
       ['GET', '/api/v2/users/:userId/export'],
       ['POST', '/api/v2/users/:userId/tokens'],
+      ['POST', '/api/v2/users/:userId/password-reset'],
+      ['GET', '/api/v2/sessions'],
       ['GET', '/api/v2/bots/:userId/webhooks'],
     ] as const) {
       expect(moderatorsMay(method, url), `${method} ${url}`).toBe(false);

@@ -1,4 +1,4 @@
-import { createClient, createLive, createSignIn, type LiveMessage, type LiveMessages, type ParleyClient, type TokenSession } from '../../src/index.js';
+import { createClient, createLive, createSignIn, type LiveMessage, type LiveMessages, type ParleyClient, textOf, type TokenSession } from '../../src/index.js';
 
 /** A chat page built only on @parley/client: sign-in, channels with unread counts, messages, sending. */
 const meta = (name: string) => document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? '';
@@ -16,8 +16,9 @@ async function session(): Promise<TokenSession | null> {
 }
 
 function messageText(item: LiveMessage): string {
-  if (item.status !== 'sent') return `${String(item.body.data.text ?? '')} (${item.status})`;
-  return item.isDeleted ? '(deleted)' : `${item.userId}: ${String(item.data.text ?? '')}`;
+  if (item.status !== 'sent') return `${textOf(item.body) ?? ''} (${item.status})`;
+  if (item.isDeleted) return '(deleted)';
+  return `${item.userId}: ${textOf(item) ?? `(${item.type})`}`;
 }
 
 function start(client: ParleyClient): void {

@@ -54,6 +54,7 @@ export interface ChannelRecord {
   displayName: string;
   isClosed: boolean;
   isMuted: boolean;
+  joinable: boolean;
   lastActivity: string | null;
   memberCount: number;
   messageCount: number;

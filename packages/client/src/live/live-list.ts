@@ -20,6 +20,11 @@ export abstract class LiveList<T> {
   readonly #offs: Array<() => void> = [];
   #loading: Promise<void> | null = null;
 
+  /** The current snapshot: another object after every change (what `subscribe` hands listeners). */
+  getSnapshot(): LiveSnapshot<T> {
+    return this.snapshot;
+  }
+
   get items(): readonly T[] {
     return this.snapshot.items;
   }

@@ -65,12 +65,12 @@ export class LiveMessages extends LiveList<LiveMessage> {
       const size = this.#options.pageSize ?? 30;
       const start = this.#options.startAfterSegment;
       const first = start === undefined ? { ...this.#filters(), last: size } : { ...this.#filters(), after: start, first: size };
-      const query = this.#started ? { token: this.#prev as string } : first;
-      const page = await this.#client.messages(this.#channelId, query);
-      if (!this.#started) this.#next = page.paging.next;
+      const isFirst = !this.#started;
+      const page = await this.#client.messages(this.#channelId, isFirst ? first : { token: this.#prev as string });
+      if (isFirst) this.#next = page.paging.next;
       this.#started = true;
       this.#prev = page.paging.prev;
-      this.#merge(page, 'older');
+      this.#merge(page, isFirst);
     });
   }
 
@@ -80,7 +80,7 @@ export class LiveMessages extends LiveList<LiveMessage> {
     return this.load(async () => {
       const page = await this.#client.messages(this.#channelId, { token: this.#next as string });
       this.#next = page.paging.next;
-      this.#merge(page, 'newer');
+      this.#merge(page, false);
     });
   }
 
@@ -147,8 +147,9 @@ export class LiveMessages extends LiveList<LiveMessage> {
 
   #onFrame(frame: StreamFrame): void {
     if (isFrame(frame, 'message.created') && this.#belongs(frame.data)) {
-      // Appended only while the newest end is loaded; otherwise loadNewer brings it.
-      if (this.#started && this.#next === null && !this.#has(frame.data.messageId)) this.#insert(frame.data);
+      // Held from the start (before the first page, the newest end is all there is) and while the newest
+      // end is loaded; after a page that did not reach the newest, loadNewer brings it.
+      if (this.#next === null && !this.#has(frame.data.messageId)) this.#insert(frame.data);
     } else if (isFrame(frame, 'message.deleted') && this.#belongs(frame.data)) {
       this.#replace((item) => item.status === 'sent' && item.messageId === frame.data.messageId, [{ ...frame.data, status: 'sent' }]);
     } else if (isFrame(frame, 'reaction.added') || isFrame(frame, 'reaction.removed')) {
@@ -177,11 +178,18 @@ export class LiveMessages extends LiveList<LiveMessage> {
     this.update({ items: [...merged, ...unsent] });
   }
 
-  #merge(page: MessagePage, side: 'older' | 'newer'): void {
+  /**
+   * Adds a page's messages to those held, in segment order (a channel's segments are unique), before any
+   * pending ones. A first page that did not reach the newest (`hasNewer`) drops what the stream brought
+   * past it meanwhile: loadNewer brings those, with the messages between.
+   */
+  #merge(page: MessagePage, isFirst: boolean): void {
     const fresh = page.data.messages.filter((message) => !this.#has(message.messageId)).map((message) => ({ ...message, status: 'sent' as const }));
-    const sent = this.items.filter((item) => item.status === 'sent');
+    const last = page.data.messages.at(-1)?.channelSegment;
+    const sent = this.items.filter((item): item is Extract<LiveMessage, { status: 'sent' }> => item.status === 'sent');
+    const kept = isFirst && this.#next !== null && last !== undefined ? sent.filter((item) => item.channelSegment <= last) : sent;
     const unsent = this.items.filter((item) => item.status !== 'sent');
-    const items = side === 'older' ? [...fresh, ...sent] : [...sent, ...fresh];
+    const items = [...kept, ...fresh].sort((a, b) => a.channelSegment - b.channelSegment);
     this.update({ items: [...items, ...unsent], hasMore: this.#prev !== null });
   }
 

@@ -1,6 +1,18 @@
-import { FRAME_TYPES, type FrameData, type FrameType, type ReactionEventRecord } from '../generated/frames.js';
+import { FRAME_TYPES, type FrameData as CatalogueFrameData, type FrameType, type ReactionEventRecord } from '../generated/frames.js';
+import type { DeletedMessage, Message } from '../types.js';
 
-export type { FrameData, FrameType, MembershipChange } from '../generated/frames.js';
+export type { FrameType, MembershipChange } from '../generated/frames.js';
+
+/**
+ * The data of each frame type (`frame.data`): the event catalogue's payloads (src/generated/frames.ts),
+ * with the message records typed by `type` as the REST answers are (types.ts, Message).
+ */
+export type FrameData = Omit<CatalogueFrameData, 'message.created' | 'message.deleted'> & {
+  /** A message as sent. */
+  'message.created': Exclude<Message, DeletedMessage>;
+  /** A deleted message, as its record after the delete (data emptied). */
+  'message.deleted': DeletedMessage;
+};
 
 /** The close codes the stream uses, and what the SDK does on each. */
 export const CloseCode = {

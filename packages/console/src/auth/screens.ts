@@ -3,7 +3,7 @@ import type { Session } from './session.js';
 /** The rights that open the moderation queue. */
 export const QUEUE_PERMISSIONS = ['DELETE_MESSAGE', 'BAN_USER', 'BAN_USER_FROM_CHANNEL', 'MUTE_USER_INSIDE_CHANNEL'] as const;
 
-export type ScreenId = 'queue' | 'users' | 'channels' | 'rules' | 'roles' | 'apps' | 'overview' | 'tray';
+export type ScreenId = 'queue' | 'users' | 'channels' | 'rules' | 'roles' | 'apps' | 'overview' | 'tray' | 'audit' | 'sessions';
 
 export interface ScreenEntry {
   id: ScreenId;
@@ -21,6 +21,8 @@ export const SCREENS: ScreenEntry[] = [
   { id: 'apps', label: 'Apps', path: '/apps' },
   { id: 'overview', label: 'Overview', path: '/overview' },
   { id: 'tray', label: 'Tray inspector', path: '/tray' },
+  { id: 'audit', label: 'Audit trail', path: '/audit' },
+  { id: 'sessions', label: 'Sessions', path: '/sessions' },
 ];
 
 /** Whether the person may open a screen (the contract's table of rights). */

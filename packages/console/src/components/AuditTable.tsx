@@ -20,7 +20,7 @@ export function AuditTable({ caption, target, limit = 20 }: { caption: string; t
         {
           header: 'Result',
           cell: (entry) => (
-            <Text size="sm" c={entry.success ? 'green.8' : 'red.8'} fw={600} style={{ whiteSpace: 'nowrap' }}>
+            <Text size="sm" c={entry.success ? 'green' : 'red'} fw={600} style={{ whiteSpace: 'nowrap' }}>
               {entry.success ? 'done' : `refused (${entry.status})`}
             </Text>
           ),

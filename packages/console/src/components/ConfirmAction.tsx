@@ -5,6 +5,8 @@ import { ErrorNote } from './ErrorNote.js';
 export interface ConfirmActionProps {
   /** The button's text; also the confirm button's text inside the dialog. */
   label: string;
+  /** The button's accessible name when its text alone does not say what it acts on, e.g. "Delete role moderator". */
+  name?: string;
   /** The dialog's question, e.g. "Delete this message?". */
   title: string;
   message?: ReactNode;
@@ -17,7 +19,7 @@ export interface ConfirmActionProps {
 }
 
 /** A button for a destroying action that asks first, in a dialog, and shows the action's error there. */
-export function ConfirmAction({ label, title, message, color = 'red', variant = 'light', size = 'sm', disabled, onConfirm }: ConfirmActionProps) {
+export function ConfirmAction({ label, name, title, message, color = 'red', variant = 'light', size = 'sm', disabled, onConfirm }: ConfirmActionProps) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -43,7 +45,7 @@ export function ConfirmAction({ label, title, message, color = 'red', variant = 
 
   return (
     <>
-      <Button color={color} variant={variant} size={size} disabled={disabled} onClick={() => setOpen(true)}>
+      <Button color={color} variant={variant} size={size} disabled={disabled} onClick={() => setOpen(true)} aria-label={name}>
         {label}
       </Button>
       <Modal opened={open} onClose={close} title={title} centered>

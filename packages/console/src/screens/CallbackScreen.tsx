@@ -1,6 +1,7 @@
 import { Anchor, Center, Loader, Paper, Stack, Title } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
+import { takeReturnPath } from '../auth/return-path.js';
 import { adoptOidcSession, signIn } from '../auth/tokens.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 
@@ -16,7 +17,10 @@ function exchange(url: string): Promise<void> {
   return pending;
 }
 
-/** /callback: exchanges the authorization code for tokens (kept in sessionStorage), then opens the console. */
+/**
+ * /callback: exchanges the authorization code for tokens (kept in sessionStorage), then opens the page
+ * a signed-out visit asked for, or the console's home.
+ */
 export function CallbackScreen() {
   const [, navigate] = useLocation();
   const [error, setError] = useState<unknown>(null);
@@ -24,7 +28,7 @@ export function CallbackScreen() {
   useEffect(() => {
     let live = true;
     exchange(window.location.href).then(
-      () => live && navigate('/', { replace: true }),
+      () => live && navigate(takeReturnPath(), { replace: true }),
       (thrown: unknown) => live && setError(thrown),
     );
     return () => {

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { Redirect, useLocation } from 'wouter';
 import { serverUrl } from '../api/base.js';
 import { apiErrorOf } from '../api/errors.js';
+import { takeReturnPath } from '../auth/return-path.js';
 import { useSignedIn } from '../auth/session.js';
 import { adoptAdminToken, signIn } from '../auth/tokens.js';
 import { ErrorNote } from '../components/ErrorNote.js';
@@ -57,7 +58,7 @@ function AdminTokenForm() {
     try {
       await checkAdminToken(trimmed);
       adoptAdminToken(trimmed);
-      navigate('/', { replace: true });
+      navigate(takeReturnPath(), { replace: true });
     } catch (thrown) {
       setError(thrown);
       setBusy(false);

@@ -6,6 +6,7 @@ import { AuditTable } from '../components/AuditTable.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { Page } from '../components/Page.js';
 import { formatTime } from '../components/time.js';
+import { ActivityCharts } from './overview/ActivityCharts.js';
 import { instanceStatusQuery, networkStatsQuery, readinessQuery } from './overview/api.js';
 
 function Tile({ title, children }: { title: string; children: ReactNode }) {
@@ -93,7 +94,10 @@ function Counts() {
   );
 }
 
-/** The network at a glance: health and version, this instance's figures, totals and open moderation work, recent admin actions. */
+/**
+ * The network at a glance: health and version, this instance's figures, totals and open moderation work,
+ * the last 30 days as charts, recent admin actions.
+ */
 export function OverviewScreen() {
   return (
     <Page title="Overview">
@@ -102,6 +106,7 @@ export function OverviewScreen() {
         <Runtime />
         <Counts />
       </SimpleGrid>
+      <ActivityCharts />
       <AuditTable caption="Recent administrative actions" limit={15} />
     </Page>
   );

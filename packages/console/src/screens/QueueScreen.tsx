@@ -4,7 +4,8 @@ import { useEffect, useState } from 'react';
 import { useModerationSummary } from '../api/moderation.js';
 import { Page } from '../components/Page.js';
 import { queueKeys } from './queue/api.js';
-import { OpenMessages, OpenUsers } from './queue/OpenList.js';
+import { FilteredOpenMessages } from './queue/FilteredOpenMessages.js';
+import { OpenUsers } from './queue/OpenList.js';
 import { ReviewedList } from './queue/ReviewedList.js';
 
 type Status = 'open' | 'reviewed';
@@ -64,7 +65,7 @@ export function QueueScreen() {
           />
         </Group>
         <Tabs.Panel value="open" pt="md">
-          {kind === 'messages' ? <OpenMessages /> : <OpenUsers />}
+          {kind === 'messages' ? <FilteredOpenMessages /> : <OpenUsers />}
         </Tabs.Panel>
         <Tabs.Panel value="reviewed" pt="md">
           <ReviewedList targetType={kind === 'messages' ? 'message' : 'user'} />

@@ -7,11 +7,9 @@ import { ConfirmAction } from '../components/ConfirmAction.js';
 import { ErrorNote } from '../components/ErrorNote.js';
 import { Page } from '../components/Page.js';
 import { rolesQuery, useCreateRole, useDeleteRole, useSaveRole } from './roles/api.js';
+import { permissionLabel } from './roles/permissions.js';
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item) => b.includes(item));
-
-/** "MUTE_USER_INSIDE_CHANNEL" -> "Mute user inside channel", for column headings. */
-const words = (permission: string) => permission.charAt(0) + permission.slice(1).toLowerCase().replaceAll('_', ' ');
 
 const stickyCell = { position: 'sticky', left: 0, background: 'var(--mantine-color-body)', zIndex: 1 } as const;
 
@@ -34,7 +32,7 @@ function RoleRow({ role, catalogue }: { role: Role; catalogue: string[] }) {
         {catalogue.map((permission) => (
           <Table.Td key={permission} ta="center">
             <Checkbox
-              aria-label={`${role.publicId}: ${permission}`}
+              aria-label={`${permissionLabel(permission)} (${role.publicId})`}
               checked={draft.includes(permission)}
               onChange={(event) => toggle(permission, event.currentTarget.checked)}
               style={{ display: 'inline-block' }}
@@ -48,7 +46,7 @@ function RoleRow({ role, catalogue }: { role: Role; catalogue: string[] }) {
               onClick={() => save.mutate(catalogue.filter((permission) => draft.includes(permission)))}
               disabled={!changed}
               loading={save.isPending}
-              aria-label={`Save ${role.publicId}`}
+              aria-label={`Save the permissions of ${role.publicId}`}
             >
               Save
             </Button>
@@ -57,12 +55,13 @@ function RoleRow({ role, catalogue }: { role: Role; catalogue: string[] }) {
               variant="default"
               onClick={() => setDraft(role.permissions)}
               disabled={!changed || save.isPending}
-              aria-label={`Undo changes to ${role.publicId}`}
+              aria-label={`Undo the changes to the permissions of ${role.publicId}`}
             >
               Undo
             </Button>
             <ConfirmAction
               label="Delete role"
+              name={`Delete role ${role.publicId}`}
               title={`Delete the role ${role.publicId}?`}
               message="A role still held by users or channel members is not deleted: the server names them, and you take it from them first."
               size="compact-sm"
@@ -135,8 +134,11 @@ export function RolesScreen() {
               <Table.Tr>
                 <Table.Th style={stickyCell}>Role</Table.Th>
                 {catalogue.map((permission) => (
-                  <Table.Th key={permission} title={permission} style={{ fontSize: 'var(--mantine-font-size-xs)', maxWidth: '6.5rem', textAlign: 'center' }}>
-                    {words(permission)}
+                  <Table.Th key={permission} style={{ fontSize: 'var(--mantine-font-size-xs)', maxWidth: '7.5rem', textAlign: 'center' }}>
+                    {permissionLabel(permission)}
+                    <Text component="code" display="block" size="xs" c="dimmed" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
+                      {permission}
+                    </Text>
                   </Table.Th>
                 ))}
                 <Table.Th>Actions</Table.Th>

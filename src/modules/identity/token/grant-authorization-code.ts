@@ -6,6 +6,7 @@ import { type CodeRow, createGrantsStore, type GrantsStore } from '../grants.sto
 import { oauthError } from '../oauth-errors.js';
 import { GrantAlreadyUsed, type SignInTokenResponse, type TokenIssuer } from './issue-tokens.js';
 import { requireSignInUser, type FindUser } from './signin-user.js';
+import { tallySignIn } from '../../stats/daily-tallies.js';
 
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -60,7 +61,7 @@ export async function grantAuthorizationCode(
       authTime: code.auth_time,
       includeAuthTime: code.include_auth_time === 1,
       nonce: code.nonce,
-      claim: (trx) => createGrantsStore(trx).consumeCode(codeHash, now),
+      claim: async (trx) => tallySignIn(trx, await createGrantsStore(trx).consumeCode(codeHash, now), now),
     });
   } catch (error) {
     if (error instanceof GrantAlreadyUsed) throw await replay();

@@ -86,7 +86,7 @@ function IssueToken({ bot, onIssued }: { bot: OAuthClient & { botUserId: string 
   });
   return (
     <>
-      <Button size="xs" variant="default" onClick={() => setOpen(true)} aria-label={`Issue a token for ${bot.name}`}>
+      <Button size="xs" variant="default" onClick={() => setOpen(true)} aria-label={`Issue token for ${bot.name}`}>
         Issue token
       </Button>
       <Modal opened={open} onClose={() => setOpen(false)} title={`Issue a token for ${bot.name}`}>
@@ -126,7 +126,7 @@ function ChangeWebhook({ bot }: { bot: OAuthClient & { botUserId: string } }) {
           save.reset();
           setOpen(true);
         }}
-        aria-label={`Change the webhook URL of ${bot.name}`}
+        aria-label={`Change webhook of ${bot.name}`}
       >
         Change webhook
       </Button>

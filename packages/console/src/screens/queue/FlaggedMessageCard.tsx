@@ -23,7 +23,7 @@ export function FlaggedMessageCard({ item, review, onDecided }: { item: FlaggedM
           <Group gap="sm" wrap="nowrap">
             <AuthedAvatar url={author.avatarUrl} name={authorName} />
             <div>
-              <Title order={3} size="h5" id={headingId}>
+              <Title order={2} size="h5" id={headingId}>
                 {authorName}
               </Title>
               <Text size="xs" c="dimmed">

@@ -75,7 +75,7 @@ export function FlaggedUserCard({ item, review, onDecided }: { item: FlaggedUser
           <Group gap="sm" wrap="nowrap">
             <AuthedAvatar url={user.avatar ? serverUrl(`/file/view/${encodeURIComponent(user.avatar)}?size=small`) : null} name={name} />
             <div>
-              <Title order={3} size="h5" id={headingId}>
+              <Title order={2} size="h5" id={headingId}>
                 {name}
               </Title>
               <Text size="xs" c="dimmed">

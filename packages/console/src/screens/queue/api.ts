@@ -45,6 +45,27 @@ export const openMessagesPages = () =>
     return { items: page.items, next: page.paging.next };
   });
 
+/** What narrows the open messages: a channel id, a reporter's user id, a text of a flag's reason ('' for any). */
+export interface OpenMessageFilters {
+  channelId: string;
+  reporter: string;
+  reason: string;
+}
+
+/** Open flagged messages with the filters (GET /api/v2/moderation/messages takes them; its page tokens carry them). */
+export const filteredOpenMessagesPages = (filters: OpenMessageFilters) =>
+  keysetPages<FlaggedMessage>([...queueKeys.openMessages, filters], async (pageToken) => {
+    const narrowing: Record<string, string> = {};
+    for (const key of ['channelId', 'reporter', 'reason'] as const) if (filters[key].trim() !== '') narrowing[key] = filters[key].trim();
+    const query = { status: 'open' as const, ...narrowing, ...pageQuery(pageToken) };
+    const page = openPage(await call(api.GET('/api/v2/moderation/messages', { params: { query } })));
+    return { items: page.items, next: page.paging.next };
+  });
+
+/** One review of a bulk decision, outside a hook: the bulk runner calls it per message, one at a time. */
+export const reviewMessage = (messageId: string, input: MessageReviewInput) =>
+  call(api.POST('/api/v2/moderation/messages/{messageId}/review', { params: { path: { messageId } }, body: input }));
+
 /** Open flagged users, newest flag first. */
 export const openUsersPages = () =>
   keysetPages<FlaggedUser>(queueKeys.openUsers, async (pageToken) => {

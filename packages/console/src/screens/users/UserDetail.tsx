@@ -11,6 +11,7 @@ import { CredentialsPanel } from './CredentialsPanel.js';
 import { HistoryPanel } from './HistoryPanel.js';
 import { ModerationPanel } from './ModerationPanel.js';
 import { PasswordForm } from './PasswordForm.js';
+import { PasswordResetLink } from './PasswordResetLink.js';
 import { ProfileForm } from './ProfileForm.js';
 import { userQuery } from './api.js';
 
@@ -74,6 +75,7 @@ export function UserDetail({ userId }: { userId: string }) {
         <Tabs.Panel value="access" pt="md">
           <Stack gap="xl">
             <PasswordForm userId={record.userId} />
+            <PasswordResetLink userId={record.userId} />
             <CredentialsPanel userId={record.userId} />
           </Stack>
         </Tabs.Panel>

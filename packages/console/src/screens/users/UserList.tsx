@@ -7,6 +7,7 @@ import { Page } from '../../components/Page.js';
 import { PagedTable, useKeysetPages } from '../../components/PagedTable.js';
 import { formatTime } from '../../components/time.js';
 import { userListPages } from './api.js';
+import { CreateUser } from './CreateUser.js';
 
 const EMPTY: Record<UserFilter, string> = { all: 'No users.', flagged: 'No flagged users.', banned: 'No user is banned globally.' };
 
@@ -35,7 +36,7 @@ export function UserList() {
   const pages = useKeysetPages(userListPages(debounced, filter));
 
   return (
-    <Page title="Users">
+    <Page title="Users" actions={<CreateUser />}>
       <Group align="flex-end" gap="sm" wrap="wrap">
         <TextInput
           label="Search users"
