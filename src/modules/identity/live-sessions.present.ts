@@ -1,6 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { IsoTime, Nullable } from '../../shared/schemas.js';
-import { iso } from '../../shared/values.js';
+import { LoginSessionRecord, presentSession } from './credentials.present.js';
 import type { LiveSessionRow } from './live-sessions.store.js';
 
 /**
@@ -9,12 +8,10 @@ import type { LiveSessionRow } from './live-sessions.store.js';
  */
 export const LiveSessionRecord = Type.Object(
   {
+    ...LoginSessionRecord.properties,
     sessionId: Type.String({ description: 'The id to revoke it by (DELETE /api/v2/users/{userId}/sessions/{sessionId})' }),
     userId: Type.String({ description: 'The user it signs in' }),
     displayName: Type.String({ description: "The user's display name ('' when the user has none)" }),
-    createdAt: IsoTime('When the person signed in (entered the password)'),
-    lastSeenAt: Nullable(IsoTime('When the browser last presented the session cookie, to the minute'), 'null when not recorded'),
-    expiresAt: IsoTime('When the session ends by itself (7 days after sign-in)'),
   },
   {
     description: "A live login session: a browser's sign-in at the sign-in pages",
@@ -33,12 +30,5 @@ export const LiveSessionRecord = Type.Object(
 export type LiveSessionRecord = Static<typeof LiveSessionRecord>;
 
 export function presentLiveSession(row: LiveSessionRow): LiveSessionRecord {
-  return {
-    sessionId: row.id,
-    userId: row.user_id,
-    displayName: row.display_name ?? '',
-    createdAt: iso(row.created_at),
-    lastSeenAt: iso(row.last_seen_at),
-    expiresAt: iso(row.expires_at),
-  };
+  return { ...presentSession(row), userId: row.user_id, displayName: row.display_name ?? '' };
 }
